@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# mm-frozen: the frozen-pages series on Debian's linux-source-6.12, and the
+# harness that tests it in a QEMU guest.  "make help" lists the targets.
+
+RUNNER := ./runner.sh
+# Extra options for runner.sh, e.g. make RUNNER_FLAGS="--accel tcg" run
+RUNNER_FLAGS ?=
+
+SHELL_SCRIPTS := runner.sh .ci/run guest-init/init guest-init/stage2.sh \
+	guest-init/tests.sh $(wildcard selftests/mm-frozen/*.sh) \
+	$(wildcard tests/*.sh tests/host/*.sh tracing/*.sh)
+
+.PHONY: all help run baseline kernel initramfs boot shell clean check \
+	shellcheck host-tests
+
+all: run
+
+help:
+	@echo 'mm-frozen targets:'
+	@echo '  make / make run   apply patches/, build, boot the guest, run the tests'
+	@echo '  make check        the test suite: shellcheck, host tests, patched'
+	@echo '                    and baseline guest runs'
+	@echo '  make baseline     the same run on the unpatched kernel'
+	@echo '  make kernel       stages up to the kernel build'
+	@echo '  make initramfs    build the guest initramfs'
+	@echo '  make boot         boot the built kernel and run the tests'
+	@echo '  make shell        boot the built kernel to an interactive shell'
+	@echo '  make shellcheck   shellcheck every script'
+	@echo '  make host-tests   the harness'"'"'s own tests (tests/host/)'
+	@echo '  make clean        remove the work directory (see runner.sh --help)'
+	@echo 'Options go to runner.sh through RUNNER_FLAGS, e.g.'
+	@echo '  make run RUNNER_FLAGS="--work /tmp/mmf --timeout 1800"'
+
+run:
+	$(RUNNER) $(RUNNER_FLAGS)
+
+baseline:
+	$(RUNNER) --baseline $(RUNNER_FLAGS)
+
+kernel initramfs boot shell clean:
+	$(RUNNER) $(RUNNER_FLAGS) $@
+
+check:
+	tests/check.sh $(RUNNER_FLAGS)
+
+shellcheck:
+	shellcheck $(SHELL_SCRIPTS)
+
+host-tests:
+	tests/host/run.sh

@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# mm-frozen guest, stage 2: PID 1 inside the overlay of the host's root.
+#
+# Mounts what tests and tracing tools need, then either runs the command
+# file the host left in the results share ($MMF_RESULTS/guest/cmd) or,
+# with MMF_MODE=shell, an interactive shell on the serial console.  The
+# command's output goes to the console and to guest/output.log, its exit
+# status to guest/status, the kernel log to guest/dmesg.txt; then the
+# guest powers off.  PID 1 must never exit: every path ends in poweroff.
+
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root
+export TERM="${TERM:-linux}"
+# The kernel trees are git repositories seen over 9p: without LOCALVERSION
+# set, every make in them runs setlocalversion's "git status" over 80,000
+# files, minutes under TCG.  runner.sh builds with LOCALVERSION= too, so
+# the kernel release stays the same.
+export LOCALVERSION=
+
+mount_guest_filesystems() {
+	# devtmpfs lacks the /dev/fd links that udev would make; the kselftest
+	# runner writes its log to /dev/stdout.
+	ln -sfn /proc/self/fd /dev/fd
+	ln -sfn /proc/self/fd/0 /dev/stdin
+	ln -sfn /proc/self/fd/1 /dev/stdout
+	ln -sfn /proc/self/fd/2 /dev/stderr
+	mkdir -p /dev/pts /dev/shm
+	mount -t devpts -o gid=5,mode=620 devpts /dev/pts
+	mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+	mount -t debugfs debugfs /sys/kernel/debug
+	mount -t tracefs tracefs /sys/kernel/tracing
+	mount -t cgroup2 cgroup2 /sys/fs/cgroup
+	hostname mm-frozen-guest
+}
+
+power_off() {
+	sync
+	/bin/busybox poweroff -f
+	# Not reached unless poweroff failed: let the host's timeout act.
+	while :; do sleep 3600; done
+}
+
+run_command_file() {
+	guest="$MMF_RESULTS/guest"
+
+	if [ ! -f "$guest/cmd" ]; then
+		echo "mm-frozen stage2: no command file $guest/cmd" >&2
+		echo 127 > "$guest/status"
+		return
+	fi
+	cd /
+	echo "mm-frozen: guest ready, running $guest/cmd"
+	{
+		sh "$guest/cmd"
+		echo $? > "$guest/status"
+	} 2>&1 | tee "$guest/output.log"
+	dmesg > "$guest/dmesg.txt"
+	echo "mm-frozen: guest command exited with status $(cat "$guest/status")"
+}
+
+run_shell() {
+	echo "mm-frozen: interactive shell; exit it to power the guest off"
+	cd /root 2>/dev/null || cd /
+	setsid -c /bin/bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
+}
+
+mount_guest_filesystems
+case "$MMF_MODE" in
+shell)	run_shell ;;
+*)	run_command_file ;;
+esac
+power_off

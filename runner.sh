@@ -1,0 +1,777 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# runner.sh - apply the frozen-pages series to Debian's linux-source-6.12,
+# build the kernel and test it in a QEMU guest.
+#
+# Run "runner.sh --help" for the commands and options.
+
+set -euo pipefail
+
+MMF_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+readonly MMF_ROOT
+
+readonly SOURCE_PACKAGE=linux-source-6.12
+readonly SOURCE_TARBALL=/usr/src/linux-source-6.12.tar.xz
+readonly BASE_TAG=mm-frozen-base
+readonly PATCHED_BRANCH=mm-frozen
+readonly GIT_IDENT=(-c user.name=mm-frozen-runner -c user.email=mm-frozen@localhost)
+
+readonly REQUIRED_PACKAGES=(
+	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
+	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
+	libtraceevent-dev libtracefs-dev shellcheck ccache
+)
+
+# Exit codes, also listed in --help.
+readonly E_TESTS=1 E_USAGE=2 E_PACKAGES=3 E_PATCH=4 E_BUILD=5 E_HANG=6
+readonly E_KERNEL=7
+
+# Kernel log lines that fail a run.  Only lines carrying the kernel's
+# printk timestamp are matched in the console log, so a test that prints
+# "WARNING:" itself does not trip it.
+readonly KERNEL_PROBLEMS='Kernel panic|kernel BUG at|BUG:|Oops|WARNING:|refcount_t:|Bad page state|page dumped because|general protection fault|Unable to handle kernel|UBSAN:|KASAN:|VM_BUG_ON|Attempted to kill init'
+
+usage() {
+	cat <<EOF
+Usage: runner.sh [OPTIONS] [COMMAND]
+
+Apply patches/ (the frozen-pages series) to Debian's $SOURCE_PACKAGE,
+build the kernel, boot it in qemu-system-x86_64 and run the tests in it.
+
+Commands:
+  run            (default) every stage: packages, source, patches,
+                 configure, build, initramfs, boot and test
+  deps           check the Debian packages, install the missing ones
+  kernel         stages up to and including the kernel build
+  initramfs      build the guest initramfs only
+  boot           boot the already built kernel and run the tests
+  shell          boot the built kernel to an interactive shell
+  exec -- CMD..  run one command in the guest; prints its output and
+                 exits with its status
+  check-log FILE scan a console or dmesg log for kernel problems
+  clean          remove the work directory (sources, builds, results)
+
+Options:
+  --baseline          use the unpatched tree (own source worktree and
+                      build directory)
+  --work DIR          work directory [\$MMF_WORK, default
+                      \${XDG_CACHE_HOME:-~/.cache}/mm-frozen]
+  --results DIR       results directory [\$MMF_RESULTS, default
+                      WORK/results/VARIANT]
+  --patches DIR       patch directory with a "series" file
+                      [\$MMF_PATCHES, default: patches/ of this repository]
+  --guest-cmd CMD     the guest's test entry for run/boot [\$MMF_GUEST_CMD,
+                      default guest-init/tests.sh]
+  --timeout SEC       kill the guest after SEC seconds [\$MMF_TIMEOUT,
+                      default 1200]
+  --accel MODE        auto, tcg or kvm [\$MMF_ACCEL, default auto: KVM
+                      only if a probe boot under KVM finishes, else TCG]
+  --jobs N            parallel build jobs [default: nproc]
+  --no-install        report missing packages instead of installing them
+  -h, --help          this text
+
+Exit status: 0 all tests passed; $E_TESTS a test failed; $E_USAGE usage error;
+$E_PACKAGES missing packages; $E_PATCH a patch does not apply; $E_BUILD configure or build
+failure; $E_HANG guest timeout; $E_KERNEL kernel panic/Oops/BUG/WARNING in the guest.
+EOF
+}
+
+# ---------------------------------------------------------------- output
+
+now() { date +%s.%N; }
+
+elapsed() { # elapsed START -> seconds with one decimal
+	awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+STAGE_NO=0
+STAGE_NAME=
+STAGE_T0=
+RUN_T0=$(now)
+QUIET=0
+
+say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
+
+die() { # die CODE MESSAGE...
+	local code=$1
+	shift
+	printf 'runner.sh: error: %s\n' "$*" >&2
+	exit "$code"
+}
+
+stage() {
+	stage_end
+	STAGE_NO=$((STAGE_NO + 1))
+	STAGE_NAME=$1
+	STAGE_T0=$(now)
+	say "[$STAGE_NO] $STAGE_NAME  (+$(elapsed "$RUN_T0")s)"
+}
+
+stage_end() {
+	[ -n "$STAGE_NAME" ] || return 0
+	local took
+	took=$(elapsed "$STAGE_T0")
+	say "    done in ${took}s"
+	if [ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ]; then
+		printf '%s\t%s\t%s\n' "$STAGE_NO" "$STAGE_NAME" "$took" \
+			>> "$RESULTS/stages.tsv"
+	fi
+	STAGE_NAME=
+}
+
+# ---------------------------------------------------------------- stages
+
+check_packages() {
+	local missing=() pkg
+	for pkg in "${REQUIRED_PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$pkg")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		say "    all ${#REQUIRED_PACKAGES[@]} packages present"
+		return
+	fi
+	say "    missing: ${missing[*]}"
+	if [ "$NO_INSTALL" = 1 ] || [ "$(id -u)" != 0 ]; then
+		die "$E_PACKAGES" "missing Debian packages; install them with:" \
+			"apt-get install ${missing[*]}"
+	fi
+	mkdir -p "$WORK"
+	say "    installing with apt-get (log: $WORK/apt.log)"
+	if ! { apt-get update &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"; } \
+		> "$WORK/apt.log" 2>&1; then
+		tail -n 20 "$WORK/apt.log" >&2
+		die "$E_PACKAGES" "apt-get could not install: ${missing[*]}"
+	fi
+}
+
+source_version() {
+	dpkg-query -W -f='${Version}' "$SOURCE_PACKAGE"
+}
+
+# The pristine tree, as a git repository whose first commit is tagged
+# $BASE_TAG.  Recreated when apt has installed another linux-source.
+prepare_source() {
+	local version tmp
+	version=$(source_version)
+	if [ -d "$SRC_REPO/.git" ] &&
+	   [ "$(git -C "$SRC_REPO" tag -l --format='%(contents:subject)' "$BASE_TAG")" = "$SOURCE_PACKAGE $version" ]; then
+		say "    $SRC_REPO: $SOURCE_PACKAGE $version (already unpacked)"
+		return
+	fi
+	if [ -e "$SRC_REPO" ]; then
+		say "    $SRC_REPO holds another source version: replacing it"
+		rm -rf "$SRC_REPO" "$BASELINE_TREE"
+	fi
+	[ -r "$SOURCE_TARBALL" ] || die "$E_PACKAGES" "$SOURCE_TARBALL not found"
+	say "    unpacking $SOURCE_TARBALL ($SOURCE_PACKAGE $version)"
+	mkdir -p "$WORK"
+	tmp=$(mktemp -d "$WORK/unpack.XXXXXX")
+	tar -xf "$SOURCE_TARBALL" -C "$tmp" --strip-components=1
+	# Debian's tarball ships a .gitignore that ignores the whole top
+	# level: force the add so the base commit holds every file.
+	git -C "$tmp" init -q -b "$BASE_TAG-branch"
+	git -C "$tmp" add -f -A .
+	git -C "$tmp" "${GIT_IDENT[@]}" commit -q -m "$SOURCE_PACKAGE $version (pristine)"
+	git -C "$tmp" "${GIT_IDENT[@]}" tag -a -m "$SOURCE_PACKAGE $version" "$BASE_TAG"
+	mv "$tmp" "$SRC_REPO"
+}
+
+prepare_baseline_tree() {
+	if [ -d "$BASELINE_TREE" ] && git -C "$BASELINE_TREE" rev-parse -q --verify HEAD >/dev/null &&
+	   [ "$(git -C "$BASELINE_TREE" rev-parse HEAD)" = "$(git -C "$SRC_REPO" rev-parse "$BASE_TAG^{commit}")" ]; then
+		say "    $BASELINE_TREE: pristine $BASE_TAG worktree"
+		return
+	fi
+	rm -rf "$BASELINE_TREE"
+	git -C "$SRC_REPO" worktree prune
+	git -C "$SRC_REPO" worktree add -q --detach "$BASELINE_TREE" "$BASE_TAG"
+	say "    created worktree $BASELINE_TREE at $BASE_TAG"
+}
+
+series_patches() { # the patch file names listed in SERIES, in order
+	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$PATCHES/series"
+}
+
+series_hash() {
+	local p
+	{
+		series_patches
+		series_patches | while read -r p; do cat "$PATCHES/$p"; done
+	} | sha256sum | cut -d' ' -f1
+}
+
+# Apply every patch to a scratch index first: a patch that does not apply
+# is named with the files it conflicts in, and the work tree is untouched.
+dry_run_series() {
+	local index p err files
+	index=$(mktemp)
+	err=$(mktemp)
+	GIT_INDEX_FILE=$index git -C "$SRC_REPO" read-tree "$BASE_TAG"
+	while read -r p; do
+		if ! GIT_INDEX_FILE=$index git -C "$SRC_REPO" apply --cached \
+			"$PATCHES/$p" 2> "$err"; then
+			files=$(sed -n -e 's/^error: patch failed: \(.*\):[0-9]*$/\1/p' \
+				-e 's/^error: \([^:]*\): \(does not exist in index\|already exists in index\)$/\1/p' \
+				"$err" | sort -u | tr '\n' ' ')
+			sed 's/^/    /' "$err" >&2
+			rm -f "$index" "$err"
+			die "$E_PATCH" "patch $p does not apply on $BASE_TAG" \
+				"(after the patches before it); conflicting files: ${files:-see above}"
+		fi
+	done < <(series_patches)
+	rm -f "$index" "$err"
+}
+
+apply_patches() {
+	local hash stamp="$SRC_REPO/.git/mm-frozen-series" p count
+	[ -f "$PATCHES/series" ] || die "$E_PATCH" "no series file in $PATCHES"
+	while read -r p; do
+		[ -f "$PATCHES/$p" ] || die "$E_PATCH" "series lists $p, not found in $PATCHES"
+	done < <(series_patches)
+	count=$(series_patches | wc -l)
+	hash=$(series_hash)
+	if [ -f "$stamp" ] && [ "$(cut -f1 "$stamp")" = "$hash" ] &&
+	   [ "$(cut -f2 "$stamp")" = "$(git -C "$SRC_REPO" rev-parse HEAD)" ]; then
+		say "    $count patches already applied (branch $PATCHED_BRANCH)"
+		return
+	fi
+	if [ -n "$(git -C "$SRC_REPO" status --porcelain --untracked-files=no)" ]; then
+		die "$E_PATCH" "$SRC_REPO has uncommitted changes and the series" \
+			"changed; commit or discard them first"
+	fi
+	dry_run_series
+	git -C "$SRC_REPO" am --abort >/dev/null 2>&1 || true
+	git -C "$SRC_REPO" checkout -q -B "$PATCHED_BRANCH" "$BASE_TAG"
+	while read -r p; do
+		git -C "$SRC_REPO" "${GIT_IDENT[@]}" am -q "$PATCHES/$p" ||
+			die "$E_PATCH" "git am failed on $p (dry run passed; see above)"
+	done < <(series_patches)
+	printf '%s\t%s\n' "$hash" "$(git -C "$SRC_REPO" rev-parse HEAD)" > "$stamp"
+	say "    applied $count patches on $BASE_TAG (branch $PATCHED_BRANCH)"
+}
+
+# The kselftest target lives in this repository; the tree gets a copy as
+# tools/testing/selftests/mm-frozen (untracked, so the build stamps ignore
+# it), and "make kselftest TARGETS=mm-frozen" runs it from there.
+install_selftests() {
+	local dest="$TREE/tools/testing/selftests/mm-frozen"
+	rm -rf "$dest"
+	cp -r "$MMF_ROOT/selftests/mm-frozen" "$dest"
+	say "    $dest"
+}
+
+config_fragments() {
+	printf '%s\n' "$MMF_ROOT/config/mm-frozen.config"
+	if [ -f "$MMF_ROOT/config/variant-$VARIANT.config" ]; then
+		printf '%s\n' "$MMF_ROOT/config/variant-$VARIANT.config"
+	fi
+}
+
+config_hash() {
+	{
+		config_fragments | xargs cat
+		git -C "$TREE" rev-parse HEAD
+	} | sha256sum | cut -d' ' -f1
+}
+
+# Every line of the fragments must be in the final .config: Kconfig drops
+# an option whose dependencies are unmet without a word.
+verify_config() {
+	local line name missing=()
+	while read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qxF "$line" "$BUILD/.config" || missing+=("$line")
+			;;
+		"# CONFIG_"*" is not set")
+			name=${line#"# "}
+			name=${name%" is not set"}
+			! grep -q "^$name=" "$BUILD/.config" || missing+=("$line")
+			;;
+		esac
+	done < <(config_fragments | xargs cat)
+	if [ ${#missing[@]} -gt 0 ]; then
+		printf '    not in the final .config: %s\n' "${missing[@]}" >&2
+		die "$E_BUILD" "the config fragment asks for options Kconfig did not set" \
+			"(unmet dependencies?); see $BUILD/config.log"
+	fi
+}
+
+configure_kernel() {
+	local hash stamp="$BUILD/.mm-frozen-config"
+	hash=$(config_hash)
+	mkdir -p "$BUILD"
+	if [ -f "$BUILD/.config" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
+		say "    $BUILD/.config up to date"
+		return
+	fi
+	# shellcheck disable=SC2046 # one argument per fragment file
+	if ! { make -C "$TREE" O="$BUILD" allnoconfig &&
+		"$TREE/scripts/kconfig/merge_config.sh" -m -O "$BUILD" \
+			"$BUILD/.config" $(config_fragments) &&
+		make -C "$TREE" O="$BUILD" olddefconfig; } > "$BUILD/config.log" 2>&1; then
+		tail -n 30 "$BUILD/config.log" >&2
+		die "$E_BUILD" "kernel configuration failed; log: $BUILD/config.log"
+	fi
+	verify_config
+	printf '%s\n' "$hash" > "$stamp"
+	say "    configured $BUILD/.config from $(config_fragments | xargs -n1 basename | tr '\n' ' ')"
+}
+
+kernel_make() {
+	local cc=gcc
+	if command -v ccache >/dev/null; then
+		cc="ccache gcc"
+		export CCACHE_BASEDIR="$WORK"
+	fi
+	# LOCALVERSION= (set, empty) keeps setlocalversion from appending "+"
+	# for a git tree that is not at a release tag.
+	make -C "$TREE" O="$BUILD" -j"$JOBS" CC="$cc" LOCALVERSION= "$@"
+}
+
+build_stamp() {
+	printf '%s %s\n' "$(git -C "$TREE" rev-parse HEAD)" "$(cat "$BUILD/.mm-frozen-config")"
+}
+
+# Prints the number of compiled objects now and then, so a long build shows
+# it is alive; the build's own output goes to build.log.  The UAPI headers
+# are installed here too: "make kselftest" in the guest needs them, and
+# under TCG installing them takes minutes.
+build_kernel() {
+	local log="$BUILD/build.log" stamp="$BUILD/.mm-frozen-built" pid rc
+	if [ -f "$BUILD/arch/x86/boot/bzImage" ] && [ -f "$stamp" ] &&
+	   [ "$(cat "$stamp")" = "$(build_stamp)" ] &&
+	   [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+		say "    $BUILD/arch/x86/boot/bzImage up to date ($(kernel_release))"
+		return
+	fi
+	rm -f "$stamp"
+	say "    make -j$JOBS bzImage modules headers (log: $log)"
+	kernel_make bzImage modules headers > "$log" 2>&1 &
+	pid=$!
+	while ! wait_for "$pid" 60; do
+		say "    ... $(grep -c '^  CC ' "$log" || true) objects compiled (+$(elapsed "$STAGE_T0")s)"
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	if [ "$rc" != 0 ]; then
+		if [ -d "$RESULTS" ]; then cp "$log" "$RESULTS/build.log"; fi
+		printf '    --- last lines of %s ---\n' "$log" >&2
+		tail -n 40 "$log" | sed 's/^/    /' >&2
+		die "$E_BUILD" "kernel build failed (exit $rc); full log: $log"
+	fi
+	build_stamp > "$stamp"
+	say "    built $(kernel_release): $(grep -c '^  CC ' "$log" || true) objects," \
+		"$(grep -c 'warning:' "$log" || true) warnings"
+}
+
+wait_for() { # wait_for PID SECONDS: true once PID has exited
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
+kernel_release() {
+	make -s -C "$TREE" O="$BUILD" LOCALVERSION= kernelrelease 2>/dev/null
+}
+
+# The initramfs holds only busybox and guest-init/init: the guest's root
+# is the host's, over 9p.  gen_init_cpio (from the kernel build) writes
+# the device node without needing mknod.
+build_initramfs() {
+	local list stamp="$INITRAMFS.stamp" hash
+	hash=$(cat /bin/busybox "$MMF_ROOT/guest-init/init" | sha256sum | cut -d' ' -f1)
+	if [ -f "$INITRAMFS" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
+		say "    $INITRAMFS up to date"
+		return
+	fi
+	[ -x "$BUILD/usr/gen_init_cpio" ] ||
+		die "$E_BUILD" "$BUILD/usr/gen_init_cpio missing: build the kernel first"
+	list=$(mktemp)
+	cat > "$list" <<EOF
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+dir /bin 0755 0 0
+file /bin/busybox /bin/busybox 0755 0 0
+file /init $MMF_ROOT/guest-init/init 0755 0 0
+dir /proc 0755 0 0
+dir /sys 0755 0 0
+EOF
+	"$BUILD/usr/gen_init_cpio" "$list" | gzip -9 > "$INITRAMFS.tmp"
+	rm -f "$list"
+	mv "$INITRAMFS.tmp" "$INITRAMFS"
+	printf '%s\n' "$hash" > "$stamp"
+	say "    wrote $INITRAMFS"
+}
+
+# ---------------------------------------------------------------- guest
+
+# On these machines /dev/kvm exists but a KVM guest can hang after the
+# firmware: use KVM only when a probe boot prints the kernel banner and
+# ends by itself.  The verdict is cached per machine in the work dir.
+choose_accel() {
+	local probe="$WORK/kvm-probe" log
+	case "$ACCEL" in
+	tcg|kvm) printf '%s\n' "$ACCEL"; return ;;
+	esac
+	if [ ! -f "$probe" ]; then
+		if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+			log=$(mktemp)
+			timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+				-nodefaults -no-reboot -display none -serial "file:$log" \
+				-kernel "$BUILD/arch/x86/boot/bzImage" \
+				-append "console=ttyS0 panic=-1" >/dev/null 2>&1 || true
+			if grep -q 'Linux version' "$log" && grep -q 'Kernel panic' "$log"; then
+				echo kvm > "$probe"
+			else
+				echo tcg > "$probe"
+			fi
+			rm -f "$log"
+		else
+			echo tcg > "$probe"
+		fi
+	fi
+	cat "$probe"
+}
+
+qemu_accel_args() {
+	if [ "$1" = kvm ]; then
+		printf '%s\n' -accel kvm -cpu host
+	else
+		printf '%s\n' -accel tcg -cpu max
+	fi
+}
+
+# Test timeouts are meant for real hardware; TCG is about ten times slower.
+timeout_scale() {
+	if [ "$1" = kvm ]; then echo 1; else echo 10; fi
+}
+
+# write_guest_cmd ACCEL CMD...: the script stage2.sh runs in the guest.
+write_guest_cmd() {
+	local guest="$RESULTS/guest" accel=$1
+	shift
+	mkdir -p "$guest"
+	rm -f "$guest/status" "$guest/output.log" "$guest/dmesg.txt"
+	{
+		printf '# written by runner.sh; run by guest-init/stage2.sh\n'
+		printf 'export MMF_ROOT=%q MMF_VARIANT=%q MMF_RESULTS=%q MMF_KERNELRELEASE=%q\n' \
+			"$MMF_ROOT" "$VARIANT" "$RESULTS" "$(kernel_release)"
+		printf 'export MMF_BUILD=%q MMF_TREE=%q MMF_ACCEL=%q MMF_TIMEOUT_SCALE=%q\n' \
+			"$BUILD" "$TREE" "$accel" "$(timeout_scale "$accel")"
+		printf 'cd %q || exit 125\n' "$PWD"
+		printf '%q ' "$@"
+		printf '\n'
+	} > "$guest/cmd"
+}
+
+# run_qemu ACCEL MODE: boots the built kernel with the host root and the
+# results share; MODE is "batch" (console to console.log, kernel lines
+# hidden on screen) or "shell" (console on this terminal).
+run_qemu() {
+	local accel=$1 mode=$2 rc kernel="$BUILD/arch/x86/boot/bzImage"
+	local -a args
+	case "$RESULTS$MMF_ROOT" in
+	*[[:space:]]*) die "$E_USAGE" "paths on the guest's command line must not" \
+		"contain spaces: $RESULTS, $MMF_ROOT" ;;
+	esac
+	mapfile -t args < <(qemu_accel_args "$accel")
+	# shellcheck disable=SC2054 # commas belong to qemu's option syntax
+	args+=(-smp 2 -m 2G -nodefaults -no-reboot -display none -monitor none
+		-kernel "$kernel" -initrd "$INITRAMFS"
+		-append "console=ttyS0 loglevel=5 panic=-1 MMF_RESULTS=$RESULTS MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
+		-chardev "stdio,id=console,signal=off,logfile=$RESULTS/console.log"
+		-serial chardev:console
+		-fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
+		-fsdev "local,id=results,path=$RESULTS,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=results,mount_tag=results)
+	printf 'qemu-system-x86_64 %s\n' "${args[*]}" > "$RESULTS/qemu.cmdline"
+	say "    qemu-system-x86_64 ($accel, 2 vCPUs, 2 GiB), timeout ${TIMEOUT}s; console: $RESULTS/console.log"
+	rm -f "$RESULTS/console.log"
+	if [ "$mode" = shell ]; then
+		qemu-system-x86_64 "${args[@]}"
+		return
+	fi
+	set +e
+	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" < /dev/null |
+		show_guest_output
+	rc=${PIPESTATUS[0]}
+	set -e
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		printf '    --- last console lines (%s) ---\n' "$RESULTS/console.log" >&2
+		tail -n 25 "$RESULTS/console.log" | sed 's/^/    /' >&2
+		die "$E_HANG" "the guest did not finish within ${TIMEOUT}s and was killed"
+	fi
+	[ "$rc" = 0 ] || die "$E_HANG" "qemu-system-x86_64 exited with status $rc; see $RESULTS/console.log"
+}
+
+# Live view of the guest: its command's output; kernel lines (which carry
+# a printk timestamp) stay in console.log.
+show_guest_output() {
+	if [ "$QUIET" = 1 ]; then
+		cat > /dev/null
+	else
+		grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+\] ' | sed -u 's/^/    guest| /'
+	fi
+}
+
+# kernel_problems FILE...: the kernel log lines that fail a run.
+kernel_problems() {
+	local f
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		grep -a -E '^\[ *[0-9]+\.[0-9]+\] ' "$f" | grep -a -E "$KERNEL_PROBLEMS" || true
+	done | awk '!seen[$0]++'
+}
+
+check_kernel_log() {
+	local problems
+	problems=$(kernel_problems "$RESULTS/console.log" "$RESULTS/guest/dmesg.txt")
+	[ -z "$problems" ] && return 0
+	printf '%s\n' "$problems" > "$RESULTS/kernel-problems.txt"
+	printf '    --- kernel problems in the guest log ---\n' >&2
+	printf '%s\n' "$problems" | head -n 40 | sed 's/^/    /' >&2
+	die "$E_KERNEL" "the guest kernel reported $(printf '%s\n' "$problems" | wc -l)" \
+		"problem line(s); see $RESULTS/kernel-problems.txt and console.log"
+}
+
+guest_status() {
+	local status_file="$RESULTS/guest/status"
+	if [ ! -s "$status_file" ]; then
+		printf '    --- last console lines ---\n' >&2
+		tail -n 25 "$RESULTS/console.log" | sed 's/^/    /' >&2
+		die "$E_HANG" "the guest stopped before its command finished"
+	fi
+	cat "$status_file"
+}
+
+# ktap_counts LOG: "passed failed skipped" over the leaf results.  Lines
+# nested under a kselftest wrapper ("# ok 3 ...") are the leaves; a
+# wrapper's own "not ok" counts when its program printed no failing leaf
+# (it crashed or timed out), and a wrapper without leaves counts as one.
+ktap_counts() {
+	awk '
+	function leaf(line) {
+		if (line ~ /not ok/) { fail++; prog_fail++ }
+		else if (line ~ /# *(SKIP|skip)/) skip++
+		else pass++
+		prog_leaves++
+	}
+	/^(# )+(not )?ok [0-9]+/ { leaf($0); next }
+	/^(not )?ok [0-9]+/ {
+		if ($0 ~ /^not ok/ && prog_fail == 0) fail++
+		else if (prog_leaves == 0) leaf($0)
+		prog_fail = prog_leaves = 0
+	}
+	END { printf "%d %d %d\n", pass, fail, skip }' "$1"
+}
+
+# KTAP verdict: in 6.12 neither run_kselftest.sh nor "make run_tests"
+# exits non-zero when a test fails, so the result lines decide.
+ktap_verdict() {
+	local log="$RESULTS/guest/output.log" status=$1 pass fail skip
+	read -r pass fail skip < <(ktap_counts "$log")
+	printf '{ "variant": "%s", "kernelrelease": "%s", "guest_status": %s, "passed": %s, "failed": %s, "skipped": %s }\n' \
+		"$VARIANT" "$(kernel_release)" "$status" "$pass" "$fail" "$skip" > "$RESULTS/verdict.json"
+	if [ "$fail" -gt 0 ]; then
+		say "    failed tests:"
+		grep -E '^(# )*not ok [0-9]+' "$log" | sed 's/^/      /'
+	fi
+	[ "$status" = 0 ] || say "    the guest's test command exited with status $status"
+	say ""
+	say "$VARIANT: $pass passed, $fail failed, $skip skipped"
+	[ "$fail" = 0 ] && [ "$status" = 0 ] && [ "$((pass + skip))" -gt 0 ]
+}
+
+require_kernel() {
+	[ -f "$BUILD/arch/x86/boot/bzImage" ] ||
+		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"
+	[ -f "$INITRAMFS" ] || build_initramfs
+}
+
+boot_and_test() {
+	local status accel
+	require_kernel
+	accel=$(choose_accel)
+	write_guest_cmd "$accel" "${GUEST_CMD[@]}"
+	run_qemu "$accel" batch
+	stage "Check the guest's kernel log and results"
+	check_kernel_log
+	status=$(guest_status)
+	if ! ktap_verdict "$status"; then
+		say "    results: $RESULTS"
+		exit "$E_TESTS"
+	fi
+	say "    results: $RESULTS"
+}
+
+# ---------------------------------------------------------------- commands
+
+# The results directory is emptied at the start of a run; refuse to empty
+# a directory that a previous run did not create.
+prepare_results() {
+	case "$RESULTS" in
+	/*) ;;
+	*) RESULTS="$PWD/$RESULTS" ;;
+	esac
+	if [ -d "$RESULTS" ] && [ -n "$(ls -A "$RESULTS")" ] &&
+	   [ ! -f "$RESULTS/.mm-frozen-results" ]; then
+		die "$E_USAGE" "$RESULTS is not empty and not a results directory of runner.sh"
+	fi
+	rm -rf "$RESULTS"
+	mkdir -p "$RESULTS/guest"
+	touch "$RESULTS/.mm-frozen-results"
+}
+
+stages_to_kernel() {
+	stage "Check Debian packages"
+	check_packages
+	stage "Prepare the $SOURCE_PACKAGE source tree"
+	prepare_source
+	if [ "$VARIANT" = baseline ]; then
+		prepare_baseline_tree
+	else
+		stage "Apply patches/ ($PATCHES)"
+		apply_patches
+	fi
+	stage "Place selftests/mm-frozen in the tree"
+	install_selftests
+	stage "Configure ($VARIANT)"
+	configure_kernel
+	stage "Build the kernel ($VARIANT)"
+	build_kernel
+}
+
+cmd_run() {
+	prepare_results
+	exec > >(tee -a "$RESULTS/runner.log") 2>&1
+	say "mm-frozen: variant $VARIANT, work $WORK, results $RESULTS"
+	stages_to_kernel
+	stage "Build the guest initramfs"
+	build_initramfs
+	stage "Boot the guest and run ${GUEST_CMD[*]}"
+	boot_and_test
+	stage_end
+	say "mm-frozen: done in $(elapsed "$RUN_T0")s"
+}
+
+cmd_boot() {
+	prepare_results
+	exec > >(tee -a "$RESULTS/runner.log") 2>&1
+	stage "Boot the guest and run ${GUEST_CMD[*]}"
+	boot_and_test
+	stage_end
+}
+
+cmd_exec() {
+	local status accel
+	[ $# -gt 0 ] || die "$E_USAGE" "exec needs a command: runner.sh exec -- CMD"
+	QUIET=1
+	prepare_results
+	require_kernel
+	accel=$(choose_accel)
+	write_guest_cmd "$accel" "$@"
+	run_qemu "$accel" batch
+	check_kernel_log
+	status=$(guest_status)
+	cat "$RESULTS/guest/output.log"
+	exit "$status"
+}
+
+cmd_shell() {
+	local accel
+	prepare_results
+	require_kernel
+	accel=$(choose_accel)
+	write_guest_cmd "$accel" true
+	run_qemu "$accel" shell
+}
+
+cmd_check_log() {
+	local problems
+	if [ $# -ne 1 ] || [ ! -f "$1" ]; then
+		die "$E_USAGE" "check-log needs one log file"
+	fi
+	problems=$(kernel_problems "$1")
+	if [ -n "$problems" ]; then
+		printf '%s\n' "$problems"
+		exit "$E_KERNEL"
+	fi
+	echo "no kernel problems in $1"
+}
+
+# ---------------------------------------------------------------- main
+
+VARIANT=patched
+WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen}
+RESULTS=${MMF_RESULTS:-}
+PATCHES=${MMF_PATCHES:-$MMF_ROOT/patches}
+TIMEOUT=${MMF_TIMEOUT:-1200}
+ACCEL=${MMF_ACCEL:-auto}
+JOBS=$(nproc)
+NO_INSTALL=0
+GUEST_CMD=("${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}")
+COMMAND=run
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		-h|--help) usage; exit 0 ;;
+		--baseline) VARIANT=baseline ;;
+		--work) WORK=${2:?--work needs a directory}; shift ;;
+		--results) RESULTS=${2:?--results needs a directory}; shift ;;
+		--patches) PATCHES=${2:?--patches needs a directory}; shift ;;
+		--guest-cmd) GUEST_CMD=("${2:?--guest-cmd needs a command}"); shift ;;
+		--timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
+		--accel) ACCEL=${2:?--accel needs auto, tcg or kvm}; shift ;;
+		--jobs) JOBS=${2:?--jobs needs a number}; shift ;;
+		--no-install) NO_INSTALL=1 ;;
+		run|deps|kernel|initramfs|boot|shell|clean) COMMAND=$1 ;;
+		exec) COMMAND="exec"; shift; [ "${1:-}" != -- ] || shift; ARGS=("$@"); return ;;
+		check-log) COMMAND="check-log"; shift; ARGS=("$@"); return ;;
+		*) usage >&2; die "$E_USAGE" "unknown argument: $1" ;;
+		esac
+		shift
+	done
+}
+
+ARGS=()
+parse_args "$@"
+case "$ACCEL" in auto|tcg|kvm) ;; *) die "$E_USAGE" "--accel must be auto, tcg or kvm" ;; esac
+[[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "$E_USAGE" "--timeout needs a number of seconds"
+[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--jobs needs a positive number"
+case "$WORK" in /*) ;; *) WORK="$PWD/$WORK" ;; esac
+case "$PATCHES" in /*) ;; *) PATCHES="$PWD/$PATCHES" ;; esac
+
+readonly SRC_REPO="$WORK/linux"
+readonly BASELINE_TREE="$WORK/linux-baseline"
+readonly INITRAMFS="$WORK/initramfs.cpio.gz"
+if [ "$VARIANT" = baseline ]; then
+	TREE=$BASELINE_TREE
+else
+	TREE=$SRC_REPO
+fi
+BUILD="$WORK/build/$VARIANT"
+case "$COMMAND" in
+exec|shell) RESULTS=${RESULTS:-$WORK/results/$VARIANT-$COMMAND} ;;
+*) RESULTS=${RESULTS:-$WORK/results/$VARIANT} ;;
+esac
+
+case "$COMMAND" in
+run) cmd_run ;;
+deps) stage "Check Debian packages"; check_packages; stage_end ;;
+kernel) stages_to_kernel; stage_end ;;
+initramfs) build_initramfs ;;
+boot) cmd_boot ;;
+shell) cmd_shell ;;
+exec) cmd_exec "${ARGS[@]}" ;;
+check-log) cmd_check_log "${ARGS[@]}" ;;
+clean) rm -rf "$WORK"; say "removed $WORK" ;;
+esac

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh - the mm-frozen test suite ("make check"): shellcheck over every
+# script, the harness's host-side tests, the full run on the patched kernel
+# and the run on the unpatched baseline.  Each step is one result; the
+# last line sums them up.  Options are passed to every runner.sh call.
+#
+# Usage: tests/check.sh [RUNNER-OPTIONS...]
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+passed=0 failed=0 failures=()
+
+step() { # step NAME COMMAND...
+	local name=$1 t0=$SECONDS
+	shift
+	echo "=== $name: $*"
+	if "$@"; then
+		passed=$((passed + 1))
+		echo "=== $name: passed ($((SECONDS - t0))s)"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		echo "=== $name: FAILED ($((SECONDS - t0))s)"
+	fi
+}
+
+# The kernel step comes first: it installs the Debian packages the other
+# steps need (shellcheck among them) on a new machine.
+step kernel ./runner.sh "$@" kernel
+step shellcheck make -s shellcheck
+step host-tests tests/host/run.sh
+step patched ./runner.sh "$@"
+step baseline ./runner.sh --baseline "$@"
+
+[ $failed = 0 ] || echo "failed steps: ${failures[*]}"
+echo "check: $passed passed, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Usage errors are reported with exit status 2 and change nothing.
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+run_runner --help
+expect_status 0
+expect_output '^Usage: runner.sh'
+expect_output 'exec -- CMD'
+
+run_runner --no-such-option
+expect_status 2
+expect_output 'unknown argument: --no-such-option'
+
+run_runner --timeout soon boot
+expect_status 2
+expect_output 'timeout needs a number'
+
+# A directory that runner.sh did not create is never emptied.
+mkdir "$TMP/precious"
+echo keep > "$TMP/precious/file"
+run_runner --results "$TMP/precious" boot
+expect_status 2
+expect_output 'not a results directory'
+[ "$(cat "$TMP/precious/file")" = keep ] || fail "the results directory was changed"
+echo "cli: usage errors rejected"
