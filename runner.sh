@@ -54,7 +54,9 @@ Commands:
 
 Options:
   --baseline          use the unpatched tree (own source worktree and
-                      build directory)
+                      build directory); same as --variant baseline
+  --variant NAME      patched (default), baseline, or noknob: patched
+                      with CONFIG_DEBUG_FROZEN_PAGES=n (own build directory)
   --work DIR          work directory [\$MMF_WORK, default
                       \${XDG_CACHE_HOME:-~/.cache}/mm-frozen]
   --results DIR       results directory [\$MMF_RESULTS, default
@@ -195,14 +197,6 @@ series_patches() { # the patch file names listed in SERIES, in order
 	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$PATCHES/series"
 }
 
-series_hash() {
-	local p
-	{
-		series_patches
-		series_patches | while read -r p; do cat "$PATCHES/$p"; done
-	} | sha256sum | cut -d' ' -f1
-}
-
 # Apply every patch to a scratch index first: a patch that does not apply
 # is named with the files it conflicts in, and the work tree is untouched.
 dry_run_series() {
@@ -225,17 +219,45 @@ dry_run_series() {
 	rm -f "$index" "$err"
 }
 
+# The stamp lists the applied patches, one "sha256 <TAB> commit" line
+# each.  A changed series keeps the commits of its unchanged leading
+# patches and applies the rest from there, so the build recompiles only
+# what the changed patches touch.
+applied_stamp() {
+	printf '%s\n' "$SRC_REPO/.git/mm-frozen-applied"
+}
+
+# kept_patches HASH...: how many leading patches of the new series the tree
+# holds already; 0 unless HEAD is where the last run left it.
+kept_patches() {
+	local stamp n=0 hash
+	stamp=$(applied_stamp)
+	if [ ! -s "$stamp" ] ||
+	   [ "$(tail -n 1 "$stamp" | cut -f2)" != "$(git -C "$SRC_REPO" rev-parse HEAD)" ]; then
+		echo 0
+		return
+	fi
+	while IFS=$'\t' read -r hash _; do
+		if [ "$n" -ge $# ] || [ "$hash" != "${*:n+1:1}" ]; then
+			break
+		fi
+		n=$((n + 1))
+	done < "$stamp"
+	echo "$n"
+}
+
 apply_patches() {
-	local hash stamp="$SRC_REPO/.git/mm-frozen-series" p count
+	local stamp p names=() hashes=() kept start i
+	stamp=$(applied_stamp)
 	[ -f "$PATCHES/series" ] || die "$E_PATCH" "no series file in $PATCHES"
-	while read -r p; do
+	mapfile -t names < <(series_patches)
+	for p in "${names[@]}"; do
 		[ -f "$PATCHES/$p" ] || die "$E_PATCH" "series lists $p, not found in $PATCHES"
-	done < <(series_patches)
-	count=$(series_patches | wc -l)
-	hash=$(series_hash)
-	if [ -f "$stamp" ] && [ "$(cut -f1 "$stamp")" = "$hash" ] &&
-	   [ "$(cut -f2 "$stamp")" = "$(git -C "$SRC_REPO" rev-parse HEAD)" ]; then
-		say "    $count patches already applied (branch $PATCHED_BRANCH)"
+		hashes+=("$(sha256sum < "$PATCHES/$p" | cut -d' ' -f1)")
+	done
+	kept=$(kept_patches "${hashes[@]}")
+	if [ "$kept" = "${#names[@]}" ] && [ "$(wc -l < "$stamp")" = "$kept" ]; then
+		say "    ${#names[@]} patches already applied (branch $PATCHED_BRANCH)"
 		return
 	fi
 	if [ -n "$(git -C "$SRC_REPO" status --porcelain --untracked-files=no)" ]; then
@@ -243,23 +265,32 @@ apply_patches() {
 			"changed; commit or discard them first"
 	fi
 	dry_run_series
+	start=$BASE_TAG
+	[ "$kept" = 0 ] || start=$(sed -n "${kept}p" "$stamp" | cut -f2)
 	git -C "$SRC_REPO" am --abort >/dev/null 2>&1 || true
-	git -C "$SRC_REPO" checkout -q -B "$PATCHED_BRANCH" "$BASE_TAG"
-	while read -r p; do
-		git -C "$SRC_REPO" "${GIT_IDENT[@]}" am -q "$PATCHES/$p" ||
-			die "$E_PATCH" "git am failed on $p (dry run passed; see above)"
-	done < <(series_patches)
-	printf '%s\t%s\n' "$hash" "$(git -C "$SRC_REPO" rev-parse HEAD)" > "$stamp"
-	say "    applied $count patches on $BASE_TAG (branch $PATCHED_BRANCH)"
+	git -C "$SRC_REPO" checkout -q -B "$PATCHED_BRANCH" "$start"
+	if [ "$kept" = 0 ]; then
+		: > "$stamp"
+	else
+		sed -i "$((kept + 1)),\$d" "$stamp"
+	fi
+	for ((i = kept; i < ${#names[@]}; i++)); do
+		git -C "$SRC_REPO" "${GIT_IDENT[@]}" am -q "$PATCHES/${names[i]}" ||
+			die "$E_PATCH" "git am failed on ${names[i]} (the dry run passed; see above)"
+		printf '%s\t%s\n' "${hashes[i]}" "$(git -C "$SRC_REPO" rev-parse HEAD)" >> "$stamp"
+	done
+	say "    kept $kept, applied $((${#names[@]} - kept)) of ${#names[@]} patches (branch $PATCHED_BRANCH)"
 }
 
 # The kselftest target lives in this repository; the tree gets a copy as
 # tools/testing/selftests/mm-frozen (untracked, so the build stamps ignore
-# it), and "make kselftest TARGETS=mm-frozen" runs it from there.
+# it), with the tracing/ scripts inside for its tracing test, and
+# "make kselftest TARGETS=mm-frozen" runs it from there.
 install_selftests() {
 	local dest="$TREE/tools/testing/selftests/mm-frozen"
 	rm -rf "$dest"
 	cp -r "$MMF_ROOT/selftests/mm-frozen" "$dest"
+	cp -r "$MMF_ROOT/tracing" "$dest/tracing"
 	say "    $dest"
 }
 
@@ -725,6 +756,7 @@ parse_args() {
 		case "$1" in
 		-h|--help) usage; exit 0 ;;
 		--baseline) VARIANT=baseline ;;
+		--variant) VARIANT=${2:?--variant needs patched, baseline or noknob}; shift ;;
 		--work) WORK=${2:?--work needs a directory}; shift ;;
 		--results) RESULTS=${2:?--results needs a directory}; shift ;;
 		--patches) PATCHES=${2:?--patches needs a directory}; shift ;;
@@ -742,36 +774,43 @@ parse_args() {
 	done
 }
 
+# The whole script is read before main runs (see the last line), so editing
+# runner.sh while it runs cannot change a run in progress.
+main() {
+	parse_args "$@"
+	case "$ACCEL" in auto|tcg|kvm) ;; *) die "$E_USAGE" "--accel must be auto, tcg or kvm" ;; esac
+	case "$VARIANT" in patched|baseline|noknob) ;; *) die "$E_USAGE" "--variant must be patched, baseline or noknob" ;; esac
+	[[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "$E_USAGE" "--timeout needs a number of seconds"
+	[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--jobs needs a positive number"
+	case "$WORK" in /*) ;; *) WORK="$PWD/$WORK" ;; esac
+	case "$PATCHES" in /*) ;; *) PATCHES="$PWD/$PATCHES" ;; esac
+
+	SRC_REPO="$WORK/linux"
+	BASELINE_TREE="$WORK/linux-baseline"
+	INITRAMFS="$WORK/initramfs.cpio.gz"
+	if [ "$VARIANT" = baseline ]; then
+		TREE=$BASELINE_TREE
+	else
+		TREE=$SRC_REPO
+	fi
+	BUILD="$WORK/build/$VARIANT"
+	case "$COMMAND" in
+	exec|shell) RESULTS=${RESULTS:-$WORK/results/$VARIANT-$COMMAND} ;;
+	*) RESULTS=${RESULTS:-$WORK/results/$VARIANT} ;;
+	esac
+
+	case "$COMMAND" in
+	run) cmd_run ;;
+	deps) stage "Check Debian packages"; check_packages; stage_end ;;
+	kernel) stages_to_kernel; stage_end ;;
+	initramfs) build_initramfs ;;
+	boot) cmd_boot ;;
+	shell) cmd_shell ;;
+	exec) cmd_exec "${ARGS[@]}" ;;
+	check-log) cmd_check_log "${ARGS[@]}" ;;
+	clean) rm -rf "$WORK"; say "removed $WORK" ;;
+	esac
+}
+
 ARGS=()
-parse_args "$@"
-case "$ACCEL" in auto|tcg|kvm) ;; *) die "$E_USAGE" "--accel must be auto, tcg or kvm" ;; esac
-[[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "$E_USAGE" "--timeout needs a number of seconds"
-[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--jobs needs a positive number"
-case "$WORK" in /*) ;; *) WORK="$PWD/$WORK" ;; esac
-case "$PATCHES" in /*) ;; *) PATCHES="$PWD/$PATCHES" ;; esac
-
-readonly SRC_REPO="$WORK/linux"
-readonly BASELINE_TREE="$WORK/linux-baseline"
-readonly INITRAMFS="$WORK/initramfs.cpio.gz"
-if [ "$VARIANT" = baseline ]; then
-	TREE=$BASELINE_TREE
-else
-	TREE=$SRC_REPO
-fi
-BUILD="$WORK/build/$VARIANT"
-case "$COMMAND" in
-exec|shell) RESULTS=${RESULTS:-$WORK/results/$VARIANT-$COMMAND} ;;
-*) RESULTS=${RESULTS:-$WORK/results/$VARIANT} ;;
-esac
-
-case "$COMMAND" in
-run) cmd_run ;;
-deps) stage "Check Debian packages"; check_packages; stage_end ;;
-kernel) stages_to_kernel; stage_end ;;
-initramfs) build_initramfs ;;
-boot) cmd_boot ;;
-shell) cmd_shell ;;
-exec) cmd_exec "${ARGS[@]}" ;;
-check-log) cmd_check_log "${ARGS[@]}" ;;
-clean) rm -rf "$WORK"; say "removed $WORK" ;;
-esac
+main "$@"; exit

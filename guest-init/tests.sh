@@ -3,13 +3,18 @@
 #
 # tests.sh - the guest's default test entry, run by runner.sh through
 # stage2.sh: builds and runs the mm-frozen kselftest target from the kernel
-# tree the guest was built from, exactly as a developer would in the guest:
+# tree the guest was built from, with kselftest's own runner:
 #
-#   make -C $MMF_TREE O=$MMF_BUILD kselftest TARGETS=mm-frozen
+#   make -C $MMF_TREE/tools/testing/selftests O=$MMF_BUILD \
+#	TARGETS=mm-frozen run_tests
 #
-# The host tree and build directory are read-only underneath; what make
-# writes lands in the guest's tmpfs overlay.  The runner reads the KTAP
-# output (6.12's kselftest runner exits 0 even when a test fails).
+# This is "make kselftest TARGETS=mm-frozen" without its first step, the
+# UAPI headers, which runner.sh installs on the host: the top-level
+# Makefile probes the compiler a few hundred times before it gets there,
+# over a minute under TCG.  The host tree and build directory are
+# read-only underneath; what make writes lands in the guest's tmpfs
+# overlay.  runner.sh reads the KTAP output: 6.12's kselftest runner exits
+# 0 even when a test fails.
 #
 # The timeouts in selftests/*/settings are meant for real hardware: under
 # TCG they are multiplied by MMF_TIMEOUT_SCALE, as kernel CI does with
@@ -25,4 +30,5 @@ timeout=$(sed -n 's/^timeout=//p' "$settings")
 kselftest_override_timeout=$((${timeout:-45} * ${MMF_TIMEOUT_SCALE:-1}))
 export kselftest_override_timeout
 
-exec make -s -C "$MMF_TREE" O="$MMF_BUILD" kselftest TARGETS=mm-frozen
+exec make -s -C "$MMF_TREE/tools/testing/selftests" O="$MMF_BUILD" \
+	TARGETS=mm-frozen run_tests

@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * frozen_pages_test - follows the refcount of pages from their allocation
+ * to their free with the page_ref and kmem tracepoints, and checks that
+ * slab pages are allocated and freed frozen (no refcount atomic) while
+ * alloc_pages()/__free_pages() pages keep theirs.
+ *
+ * The mm_frozen_test module (built next to this program) allocates and
+ * frees the pages on demand and lists them; the trace of a private tracefs
+ * instance, read with libtracefs and libtraceevent, is cut per pfn into
+ * lifetimes: from the previous free of the pfn to the free that follows
+ * the allocation made by this process.
+ *
+ * If MMF_RESULTS names a writable directory, the counts of every check go
+ * to $MMF_RESULTS/counts.json.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <tracefs.h>
+
+#include "../kselftest_harness.h"
+
+#define MODULE_NAME	"mm_frozen_test"
+#define MODULE_DIR	"/sys/kernel/debug/" MODULE_NAME
+#define KNOB		"/sys/kernel/debug/frozen_pages/slab_frozen"
+#define INSTANCE	"mm_frozen_test"
+#define BUFFER_KB	16384	/* per CPU: no event may be lost */
+#define NR_PAGES	64	/* pages asked of each trigger */
+
+enum ev_kind {
+	EV_ALLOC,
+	EV_FREE,	/* ends a lifetime */
+	EV_FREE_FROZEN,
+	EV_REF_SET,
+	EV_REF_ATOMIC,
+	EV_REF_AND_TEST,	/* an atomic whose ret says "reached zero" */
+};
+
+struct ev_type {
+	const char *system;
+	const char *name;
+	enum ev_kind kind;
+	bool optional;
+};
+
+static const struct ev_type ev_types[] = {
+	{ "kmem", "mm_page_alloc", EV_ALLOC },
+	{ "kmem", "mm_page_free", EV_FREE },
+	{ "kmem", "mm_page_free_batched", EV_FREE },
+	{ "kmem", "mm_page_free_frozen", EV_FREE_FROZEN, true },
+	{ "page_ref", "page_ref_set", EV_REF_SET },
+	{ "page_ref", "page_ref_mod", EV_REF_ATOMIC },
+	{ "page_ref", "page_ref_mod_and_return", EV_REF_ATOMIC },
+	{ "page_ref", "page_ref_mod_unless", EV_REF_ATOMIC },
+	{ "page_ref", "page_ref_mod_and_test", EV_REF_AND_TEST },
+};
+
+#define NR_EV_TYPES ARRAY_SIZE(ev_types)
+
+struct ev_fields {
+	struct tep_event *event;
+	struct tep_format_field *pfn, *order, *call_site, *count, *val, *ret;
+};
+
+struct ev {
+	unsigned long long ts, call_site;
+	unsigned long pfn;
+	size_t seq;
+	enum ev_kind kind;
+	int pid, order, count, val, ret;
+};
+
+struct trace {
+	const struct ev_fields *fields;
+	struct tep_handle *tep;
+	struct ev *ev;
+	size_t nr, alloc;
+	unsigned int lost;
+};
+
+struct env {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct ev_fields fields[NR_EV_TYPES];
+	bool free_frozen;	/* kmem:mm_page_free_frozen exists */
+	bool loaded;
+	char reason[2 * PATH_MAX];
+};
+
+/* A page listed by the module: "pfn order refcount". */
+struct mft_page {
+	unsigned long pfn;
+	unsigned int order;
+	int refcount;
+};
+
+/* What happened to one page between its allocation and its free. */
+struct life {
+	unsigned int atomics, to_zero, ref_sets, ref_sets_1;
+	const struct ev *frozen;
+};
+
+enum section {
+	SEC_SLAB, SEC_FREE_PAGES, SEC_ALLOC_PAGES, SEC_ALLOC_SLAB,
+	SEC_KNOB_0, SEC_KNOB_1, NR_SECTIONS
+};
+
+static const char * const section_names[NR_SECTIONS] = {
+	"slab", "free_pages", "alloc_pages", "alloc_slab", "knob_0", "knob_1",
+};
+
+/*
+ * Per check: pages listed by the module; atomics, the refcount atomics in
+ * their lifetimes; every other field counts pages.
+ */
+struct tally {
+	bool ran;
+	unsigned int pages, traced, atomics, no_atomics, one_to_zero;
+	unsigned int ref_set, ref_set_1, frozen, frozen_from_slab;
+	unsigned int live_0, live_1;
+};
+
+/* Shared with the forked tests, so that each rewrites counts.json whole. */
+static struct counts {
+	bool free_frozen_event;	/* kmem:mm_page_free_frozen exists */
+	struct tally tally[NR_SECTIONS];
+} *counts;
+
+static void __attribute__((constructor)) counts_init(void)
+{
+	counts = mmap(NULL, sizeof(*counts), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (counts == MAP_FAILED)
+		ksft_exit_fail_msg("mmap: %s\n", strerror(errno));
+}
+
+static void write_tally(FILE *f, enum section s)
+{
+	const struct tally *t = &counts->tally[s];
+
+	fprintf(f, "  \"%s\": ", section_names[s]);
+	if (!t->ran) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\"pages\": %u, \"traced\": %u, \"atomics\": %u, ",
+		t->pages, t->traced, t->atomics);
+	fprintf(f, "\"pages_without_atomics\": %u, ", t->no_atomics);
+	fprintf(f, "\"pages_one_atomic_to_zero\": %u, ", t->one_to_zero);
+	fprintf(f, "\"pages_ref_set\": %u, \"pages_ref_set_1\": %u, ",
+		t->ref_set, t->ref_set_1);
+	fprintf(f, "\"frozen_frees\": %u, \"frozen_frees_from_slab\": %u, ",
+		t->frozen, t->frozen_from_slab);
+	fprintf(f, "\"live_refcount_0\": %u, \"live_refcount_1\": %u}",
+		t->live_0, t->live_1);
+}
+
+static void write_counts(void)
+{
+	const char *dir = getenv("MMF_RESULTS");
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	const char *variant = getenv("MMF_VARIANT");
+	FILE *f;
+	int s;
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/counts.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		ksft_print_msg("cannot write %s: %s\n", tmp, strerror(errno));
+		return;
+	}
+	fprintf(f, "{\n  \"variant\": \"%s\",\n", variant ? variant : "unknown");
+	fprintf(f, "  \"free_frozen_event\": %s,\n",
+		counts->free_frozen_event ? "true" : "false");
+	for (s = 0; s < NR_SECTIONS; s++) {
+		write_tally(f, s);
+		fputs(s + 1 < NR_SECTIONS ? ",\n" : "\n}\n", f);
+	}
+	if (fclose(f) || rename(tmp, path))
+		ksft_print_msg("cannot write %s: %s\n", path, strerror(errno));
+}
+
+static int write_file(const char *path, const char *str)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, str, strlen(str));
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret < 0 ? ret : 0;
+}
+
+static int read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = read(fd, buf, len - 1);
+	close(fd);
+	if (ret < 0)
+		return -errno;
+	buf[ret] = '\0';
+	return 0;
+}
+
+/* The .ko is in mm_frozen_test/ beside this program, also once installed. */
+static int load_module(struct env *env)
+{
+	char exe[PATH_MAX], ko[PATH_MAX + 64];
+	ssize_t len;
+	int fd, ret;
+
+	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len < 0)
+		return -errno;
+	exe[len] = '\0';
+	snprintf(ko, sizeof(ko), "%s/%s/%s.ko", dirname(exe), MODULE_NAME,
+		 MODULE_NAME);
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(env->reason, sizeof(env->reason),
+			 "cannot open %s (module not built?): %s", ko,
+			 strerror(errno));
+		return -1;
+	}
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	/* Left loaded by an interrupted run: use it, but leave it loaded. */
+	if (ret && errno == EEXIST)
+		return 0;
+	if (ret) {
+		snprintf(env->reason, sizeof(env->reason),
+			 "cannot load %s: %s", ko, strerror(errno));
+		return -1;
+	}
+	env->loaded = true;
+	return 0;
+}
+
+static void env_teardown(struct env *env)
+{
+	if (env->inst) {
+		tracefs_trace_off(env->inst);
+		tracefs_instance_destroy(env->inst);
+		tracefs_instance_free(env->inst);
+		env->inst = NULL;
+	}
+	tep_free(env->tep);
+	env->tep = NULL;
+	if (env->loaded && syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK))
+		ksft_print_msg("cannot unload %s: %s\n", MODULE_NAME,
+			       strerror(errno));
+	env->loaded = false;
+}
+
+static int enable_events(struct env *env)
+{
+	const struct ev_type *t;
+	size_t i;
+
+	if (tracefs_event_enable(env->inst, "page_ref", NULL))
+		return -1;
+	for (i = 0; i < NR_EV_TYPES; i++) {
+		t = &ev_types[i];
+		if (t->optional &&
+		    !tracefs_event_file_exists(env->inst, t->system, t->name,
+					       "enable"))
+			continue;
+		if (tracefs_event_enable(env->inst, t->system, t->name))
+			return -1;
+	}
+	return 0;
+}
+
+static int create_instance(struct env *env)
+{
+	env->inst = tracefs_instance_create(INSTANCE);
+	if (!env->inst)
+		return -1;
+	/* Events of a page may be on two CPUs: one clock for all. */
+	if (tracefs_trace_off(env->inst) ||
+	    tracefs_instance_file_write(env->inst, "trace_clock", "global") < 0 ||
+	    tracefs_instance_set_buffer_size(env->inst, BUFFER_KB, -1))
+		return -1;
+	return enable_events(env);
+}
+
+static int load_formats(struct env *env)
+{
+	static const char * const systems[] = { "kmem", "page_ref", NULL };
+	struct ev_fields *f;
+	size_t i;
+
+	env->tep = tracefs_local_events_system(NULL, systems);
+	if (!env->tep)
+		return -1;
+	for (i = 0; i < NR_EV_TYPES; i++) {
+		f = &env->fields[i];
+		f->event = tep_find_event_by_name(env->tep, ev_types[i].system,
+						  ev_types[i].name);
+		if (!f->event) {
+			if (ev_types[i].optional)
+				continue;
+			return -1;
+		}
+		env->free_frozen |= ev_types[i].kind == EV_FREE_FROZEN;
+		f->pfn = tep_find_field(f->event, "pfn");
+		f->order = tep_find_field(f->event, "order");
+		f->call_site = tep_find_field(f->event, "call_site");
+		f->count = tep_find_field(f->event, "count");
+		f->val = tep_find_field(f->event, "val");
+		f->ret = tep_find_field(f->event, "ret");
+	}
+	return 0;
+}
+
+/* Returns NULL when ready, else why the tests must be skipped. */
+static const char *env_setup(struct env *env)
+{
+	if (geteuid())
+		return "must be run as root";
+	if (tracefs_tracing_dir_is_mounted(false, NULL) != 1)
+		return "tracefs is not mounted";
+	if (!tracefs_event_file_exists(NULL, "page_ref",
+				       "page_ref_mod_and_test", "format"))
+		return "no page_ref events (CONFIG_DEBUG_PAGE_REF=n)";
+	if (load_module(env))
+		return env->reason;
+	if (create_instance(env) || load_formats(env)) {
+		env_teardown(env);
+		return "cannot set up a tracefs instance with the kmem and page_ref events";
+	}
+	return NULL;
+}
+
+static unsigned long long field(struct tep_format_field *f,
+				const struct tep_record *rec)
+{
+	unsigned long long v = 0;
+
+	if (f)
+		tep_read_number_field(f, rec->data, &v);
+	return v;
+}
+
+static int collect(struct tep_event *event, struct tep_record *rec,
+		   int cpu, void *data)
+{
+	struct trace *t = data;
+	const struct ev_fields *f;
+	struct ev *e;
+	size_t i;
+
+	for (i = 0; i < NR_EV_TYPES && t->fields[i].event != event; i++)
+		;
+	if (i == NR_EV_TYPES)
+		return 0;
+	if (rec->missed_events)
+		t->lost++;
+	if (t->nr == t->alloc) {
+		t->alloc = t->alloc ? 2 * t->alloc : 65536;
+		t->ev = realloc(t->ev, t->alloc * sizeof(*t->ev));
+		if (!t->ev)
+			return 1;
+	}
+	f = &t->fields[i];
+	e = &t->ev[t->nr];
+	*e = (struct ev){
+		.ts = rec->ts, .seq = t->nr, .kind = ev_types[i].kind,
+		.pid = tep_data_pid(t->tep, rec),
+		.pfn = field(f->pfn, rec), .order = field(f->order, rec),
+		.call_site = field(f->call_site, rec),
+		.count = field(f->count, rec), .val = field(f->val, rec),
+		.ret = field(f->ret, rec),
+	};
+	t->nr++;
+	return 0;
+}
+
+/* By pfn, then in time order: each pfn's events in one run. */
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->pfn != y->pfn)
+		return x->pfn < y->pfn ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int read_trace(struct env *env, struct trace *t)
+{
+	*t = (struct trace){ .fields = env->fields, .tep = env->tep };
+	if (tracefs_iterate_raw_events(env->tep, env->inst, NULL, 0, collect,
+				       t) || (t->nr && !t->ev))
+		return -1;
+	qsort(t->ev, t->nr, sizeof(*t->ev), ev_cmp);
+	return 0;
+}
+
+/* The events on @pfn: *first, and the count as the return value. */
+static size_t pfn_events(const struct trace *t, unsigned long pfn,
+			 const struct ev **first)
+{
+	size_t lo = 0, hi = t->nr, end;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->ev[mid].pfn < pfn)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < t->nr && t->ev[end].pfn == pfn; end++)
+		;
+	*first = &t->ev[lo];
+	return end - lo;
+}
+
+static void count_event(const struct ev *e, struct life *l)
+{
+	switch (e->kind) {
+	case EV_REF_AND_TEST:
+		/* ret: the count reached zero; count: read just after. */
+		if (e->ret && !e->count)
+			l->to_zero++;
+		/* fallthrough */
+	case EV_REF_ATOMIC:
+		l->atomics++;
+		break;
+	case EV_REF_SET:
+		l->ref_sets++;
+		l->ref_sets_1 += e->val == 1;
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The lifetime of @p: the last allocation of its pfn and order by @pid,
+ * back to the previous free of the pfn (page_ref_set may come before
+ * mm_page_alloc) and on to the next free.  Returns false if not traced.
+ */
+static bool find_life(const struct trace *t, const struct mft_page *p,
+		      pid_t pid, struct life *l)
+{
+	const struct ev *ev;
+	size_t n = pfn_events(t, p->pfn, &ev);
+	size_t a = n, s, f, i;
+
+	for (i = 0; i < n; i++)
+		if (ev[i].kind == EV_ALLOC && ev[i].pid == pid &&
+		    ev[i].order == (int)p->order)
+			a = i;
+	if (a == n)
+		return false;
+	for (s = a; s > 0 && ev[s - 1].kind != EV_FREE; s--)
+		;
+	for (f = a; f < n && ev[f].kind != EV_FREE; f++)
+		;
+	if (f == n)
+		return false;
+	*l = (struct life){};
+	for (i = s; i <= f; i++)
+		count_event(&ev[i], l);
+	/* mm_page_free_frozen is next to mm_page_free, on either side. */
+	if (f > 0 && ev[f - 1].kind == EV_FREE_FROZEN)
+		l->frozen = &ev[f - 1];
+	else if (f + 1 < n && ev[f + 1].kind == EV_FREE_FROZEN)
+		l->frozen = &ev[f + 1];
+	return true;
+}
+
+/* The text symbol containing @addr, from /proc/kallsyms. */
+static void symbol_of(unsigned long long addr, char *name, size_t len)
+{
+	unsigned long long a, best = 0;
+	char line[1024], sym[128], type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	snprintf(name, len, "0x%llx", addr);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &a, &type, sym) == 3 &&
+		    strchr("tTwW", type) && a <= addr && a >= best) {
+			best = a;
+			snprintf(name, len, "%s", sym);
+		}
+	fclose(f);
+}
+
+/* Call sites seen in one run, resolved once each. */
+struct sites {
+	unsigned long long addr[8];
+	char name[8][128];
+	unsigned int hits[8], nr;
+};
+
+static const char *site_name(struct sites *s, unsigned long long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nr && s->addr[i] != addr; i++)
+		;
+	if (i == s->nr) {
+		if (s->nr == ARRAY_SIZE(s->addr))
+			return "?";
+		s->addr[s->nr] = addr;
+		symbol_of(addr, s->name[s->nr], sizeof(s->name[0]));
+		s->nr++;
+	}
+	s->hits[i]++;
+	return s->name[i];
+}
+
+/* SLUB's free path: __free_slab() and whatever it is inlined into. */
+static bool is_slab_function(const char *name)
+{
+	return strstr(name, "slab") || strstr(name, "kmem_cache");
+}
+
+static void tally_page(const struct trace *t, const struct mft_page *p,
+		       struct sites *sites, struct tally *ty)
+{
+	struct life l;
+
+	ty->pages++;
+	ty->live_0 += p->refcount == 0;
+	ty->live_1 += p->refcount == 1;
+	if (!find_life(t, p, getpid(), &l))
+		return;
+	ty->traced++;
+	ty->atomics += l.atomics;
+	ty->no_atomics += !l.atomics;
+	ty->one_to_zero += l.atomics == 1 && l.to_zero == 1;
+	ty->ref_set += !!l.ref_sets;
+	ty->ref_set_1 += !!l.ref_sets_1;
+	if (l.frozen) {
+		ty->frozen++;
+		ty->frozen_from_slab +=
+			is_slab_function(site_name(sites, l.frozen->call_site));
+	}
+}
+
+static void log_tally(enum section s, const struct sites *sites)
+{
+	const struct tally *t = &counts->tally[s];
+	unsigned int i;
+
+	ksft_print_msg("%s: %u pages listed, %u traced from alloc to free, %u refcount atomics\n",
+		       section_names[s], t->pages, t->traced, t->atomics);
+	ksft_print_msg("%s: pages with 0 atomics %u, with 1 atomic to zero %u, with page_ref_set %u (to 1: %u)\n",
+		       section_names[s], t->no_atomics, t->one_to_zero,
+		       t->ref_set, t->ref_set_1);
+	ksft_print_msg("%s: refcount while in use 0: %u, 1: %u; frozen frees %u, from slab %u\n",
+		       section_names[s], t->live_0, t->live_1, t->frozen,
+		       t->frozen_from_slab);
+	for (i = 0; i < sites->nr; i++)
+		ksft_print_msg("%s: %u frozen frees called from %s\n",
+			       section_names[s], sites->hits[i],
+			       sites->name[i]);
+}
+
+static unsigned int read_pages(const char *path, struct mft_page *pages,
+			       unsigned int max)
+{
+	FILE *f = fopen(path, "r");
+	unsigned int nr = 0;
+
+	if (!f)
+		return 0;
+	while (nr < max && fscanf(f, "%lx %u %d", &pages[nr].pfn,
+				  &pages[nr].order, &pages[nr].refcount) == 3)
+		nr++;
+	fclose(f);
+	return nr;
+}
+
+/*
+ * Traces one write of NR_PAGES to the module's @file and tallies the
+ * pages it lists into section @s.
+ */
+static void run_trigger(struct __test_metadata *_metadata, struct env *env,
+			const char *file, enum section s)
+{
+	struct mft_page pages[NR_PAGES];
+	char path[PATH_MAX], num[16];
+	struct sites sites = {};
+	struct trace t;
+	unsigned int nr, i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", MODULE_DIR, file);
+	snprintf(num, sizeof(num), "%d", NR_PAGES);
+	ASSERT_EQ(0, tracefs_instance_file_clear(env->inst, "trace"));
+	ASSERT_EQ(0, tracefs_trace_on(env->inst));
+	ret = write_file(path, num);
+	tracefs_trace_off(env->inst);
+	ASSERT_EQ(0, ret) TH_LOG("write %s to %s: %s", num, path,
+				 strerror(-ret));
+	ASSERT_EQ(0, read_trace(env, &t));
+	nr = read_pages(path, pages, NR_PAGES);
+	ASSERT_EQ(NR_PAGES, nr) TH_LOG("%s listed %u pages", path, nr);
+
+	counts->free_frozen_event = env->free_frozen;
+	counts->tally[s] = (struct tally){ .ran = true };
+	for (i = 0; i < nr; i++)
+		tally_page(&t, &pages[i], &sites, &counts->tally[s]);
+	free(t.ev);
+	log_tally(s, &sites);
+	write_counts();
+	EXPECT_EQ(0, t.lost) TH_LOG("the trace lost events %u times", t.lost);
+	ASSERT_EQ(nr, counts->tally[s].traced)
+		TH_LOG("pages whose allocation and free are not both traced");
+}
+
+FIXTURE(frozen) {
+	struct env env;
+};
+
+FIXTURE_SETUP(frozen)
+{
+	const char *why = env_setup(&self->env);
+
+	if (why)
+		SKIP(return, "%s", why);
+}
+
+FIXTURE_TEARDOWN(frozen)
+{
+	env_teardown(&self->env);
+}
+
+/* Slab pages are freed frozen, by SLUB, with no refcount atomic. */
+TEST_F(frozen, slab_free_without_refcount_atomic)
+{
+	const struct tally *t = &counts->tally[SEC_SLAB];
+
+	run_trigger(_metadata, &self->env, "slab_pages", SEC_SLAB);
+	EXPECT_EQ(t->pages, t->no_atomics)
+		TH_LOG("slab pages with a refcount atomic: %u",
+		       t->pages - t->no_atomics);
+	if (!counts->free_frozen_event) {
+		ksft_print_msg("no kmem:mm_page_free_frozen: the free path is not checked\n");
+		return;
+	}
+	EXPECT_EQ(t->pages, t->frozen_from_slab)
+		TH_LOG("slab pages not freed by free_frozen_pages() from slab: %u",
+		       t->pages - t->frozen_from_slab);
+}
+
+/* __free_pages() drops the refcount of alloc_pages() pages to zero. */
+TEST_F(frozen, free_pages_one_atomic_to_zero)
+{
+	const struct tally *t = &counts->tally[SEC_FREE_PAGES];
+
+	run_trigger(_metadata, &self->env, "pages", SEC_FREE_PAGES);
+	EXPECT_EQ(t->pages, t->one_to_zero)
+		TH_LOG("pages not freed after exactly one page_ref_mod_and_test to 0: %u",
+		       t->pages - t->one_to_zero);
+}
+
+/* alloc_pages() sets the refcount to 1; slab pages stay at 0. */
+TEST_F(frozen, alloc_refcount)
+{
+	const struct tally *p = &counts->tally[SEC_ALLOC_PAGES];
+	const struct tally *s = &counts->tally[SEC_ALLOC_SLAB];
+
+	run_trigger(_metadata, &self->env, "pages", SEC_ALLOC_PAGES);
+	run_trigger(_metadata, &self->env, "slab_pages", SEC_ALLOC_SLAB);
+	EXPECT_EQ(p->pages, p->ref_set_1)
+		TH_LOG("alloc_pages() pages without page_ref_set to 1: %u",
+		       p->pages - p->ref_set_1);
+	EXPECT_EQ(p->pages, p->live_1)
+		TH_LOG("alloc_pages() pages whose refcount was not 1: %u",
+		       p->pages - p->live_1);
+	EXPECT_EQ(0, s->ref_set)
+		TH_LOG("slab pages with a page_ref_set: %u", s->ref_set);
+	EXPECT_EQ(s->pages, s->live_0)
+		TH_LOG("slab pages whose refcount was not 0: %u",
+		       s->pages - s->live_0);
+}
+
+FIXTURE(knob) {
+	struct env env;
+	char saved[16];
+};
+
+FIXTURE_SETUP(knob)
+{
+	const char *why;
+
+	if (read_file(KNOB, self->saved, sizeof(self->saved)))
+		SKIP(return, "no %s (CONFIG_DEBUG_FROZEN_PAGES=n?)", KNOB);
+	why = env_setup(&self->env);
+	if (why)
+		SKIP(return, "%s", why);
+}
+
+FIXTURE_TEARDOWN(knob)
+{
+	if (write_file(KNOB, self->saved))
+		TH_LOG("cannot restore %s to %s", KNOB, self->saved);
+	env_teardown(&self->env);
+}
+
+/* slab_frozen=0: SLUB's refcounted path, one atomic per slab page. */
+TEST_F(knob, slab_frozen_0_one_atomic)
+{
+	const struct tally *t = &counts->tally[SEC_KNOB_0];
+
+	ASSERT_EQ(0, write_file(KNOB, "0"));
+	run_trigger(_metadata, &self->env, "slab_pages", SEC_KNOB_0);
+	EXPECT_EQ(t->pages, t->one_to_zero)
+		TH_LOG("slab pages not freed after one atomic to 0: %u",
+		       t->pages - t->one_to_zero);
+}
+
+/* slab_frozen=1: frozen again, in the same boot. */
+TEST_F(knob, slab_frozen_1_no_atomic)
+{
+	const struct tally *t = &counts->tally[SEC_KNOB_1];
+
+	ASSERT_EQ(0, write_file(KNOB, "1"));
+	run_trigger(_metadata, &self->env, "slab_pages", SEC_KNOB_1);
+	EXPECT_EQ(t->pages, t->no_atomics)
+		TH_LOG("slab pages with a refcount atomic: %u",
+		       t->pages - t->no_atomics);
+}
+
+TEST_HARNESS_MAIN
