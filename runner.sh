@@ -20,7 +20,7 @@ readonly GIT_IDENT=(-c user.name=mm-frozen-runner -c user.email=mm-frozen@localh
 readonly REQUIRED_PACKAGES=(
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
-	libtraceevent-dev libtracefs-dev shellcheck ccache
+	libtraceevent-dev libtracefs-dev shellcheck ccache jq
 )
 
 # Exit codes, also listed in --help.
@@ -49,6 +49,8 @@ Commands:
   shell          boot the built kernel to an interactive shell
   exec -- CMD..  run one command in the guest; prints its output and
                  exits with its status
+  summary        the table of pages and refcount atomics per path,
+                 patched vs baseline, from the last runs' counts.json
   check-log FILE scan a console or dmesg log for kernel problems
   clean          remove the work directory (sources, builds, results)
 
@@ -628,7 +630,7 @@ require_kernel() {
 }
 
 boot_and_test() {
-	local status accel
+	local status accel verdict
 	require_kernel
 	accel=$(choose_accel)
 	write_guest_cmd "$accel" "${GUEST_CMD[@]}"
@@ -636,11 +638,41 @@ boot_and_test() {
 	stage "Check the guest's kernel log and results"
 	check_kernel_log
 	status=$(guest_status)
-	if ! ktap_verdict "$status"; then
-		say "    results: $RESULTS"
-		exit "$E_TESTS"
-	fi
+	verdict=0
+	ktap_verdict "$status" || verdict=$E_TESTS
+	[ "$QUIET" = 1 ] || print_summary
 	say "    results: $RESULTS"
+	[ "$verdict" = 0 ] || exit "$verdict"
+}
+
+# summary_cell VARIANT SECTION: "pages atomics/page" from that variant's
+# last counts.json (written by the guest's frozen_pages_test), or "-".
+summary_cell() {
+	local counts="$WORK/results/$1/counts.json"
+	[ -f "$counts" ] || { echo "-"; return; }
+	jq -r --arg s "$2" '.[$s] // empty
+		| "\(.traced) \(if .traced > 0 then .atomics / .traced * 100 | round / 100 else "-" end)"' \
+		"$counts" 2>/dev/null | grep . || echo "-"
+}
+
+# One screen: per path, the pages followed from allocation to free and
+# the refcount atomics per page, on each kernel.
+print_summary() {
+	local section label p b
+	printf '\n%-34s %21s %21s\n' "path" "patched" "baseline"
+	printf '%-34s %10s %10s %10s %10s\n' "" "pages" "atomics/pg" "pages" "atomics/pg"
+	while read -r section label; do
+		read -r -a p <<< "$(summary_cell patched "$section")"
+		read -r -a b <<< "$(summary_cell baseline "$section")"
+		printf '%-34s %10s %10s %10s %10s\n' "$label" \
+			"${p[0]}" "${p[1]:--}" "${b[0]}" "${b[1]:--}"
+	done <<'EOF'
+slab slab pages, kmem_cache_destroy
+knob_1 slab pages, slab_frozen=1
+knob_0 slab pages, slab_frozen=0
+free_pages alloc_pages()/__free_pages()
+EOF
+	printf '(from %s/results/{patched,baseline}/counts.json)\n' "$WORK"
 }
 
 # ---------------------------------------------------------------- commands
@@ -765,7 +797,7 @@ parse_args() {
 		--accel) ACCEL=${2:?--accel needs auto, tcg or kvm}; shift ;;
 		--jobs) JOBS=${2:?--jobs needs a number}; shift ;;
 		--no-install) NO_INSTALL=1 ;;
-		run|deps|kernel|initramfs|boot|shell|clean) COMMAND=$1 ;;
+		run|deps|kernel|initramfs|boot|shell|summary|clean) COMMAND=$1 ;;
 		exec) COMMAND="exec"; shift; [ "${1:-}" != -- ] || shift; ARGS=("$@"); return ;;
 		check-log) COMMAND="check-log"; shift; ARGS=("$@"); return ;;
 		*) usage >&2; die "$E_USAGE" "unknown argument: $1" ;;
@@ -808,6 +840,7 @@ main() {
 	shell) cmd_shell ;;
 	exec) cmd_exec "${ARGS[@]}" ;;
 	check-log) cmd_check_log "${ARGS[@]}" ;;
+	summary) print_summary ;;
 	clean) rm -rf "$WORK"; say "removed $WORK" ;;
 	esac
 }

@@ -19,7 +19,7 @@
 # row, setting "built-in".  The series alone gives about 0; the unpatched
 # kernel about 1000.
 #
-# USAGE: atomics-per-slab-free.sh [-h] [-r ROUNDS] [-n FILES] [-s SETTINGS]
+# USAGE: atomics-per-slab-free.sh [-h] [-r ROUNDS] [-n FILES] [-s SETTINGS] [-t SECONDS]
 #
 #   -r N         churn rounds per setting (default 2)
 #   -n N         files and directories per round (default 2000)
@@ -109,8 +109,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# stat NAME: a counter of the stats file, "-" without one.
-stat() {
+# stats_counter NAME: a counter of the stats file, "-" without one.
+stats_counter() {
 	[ -r "$STATS" ] || { echo -; return; }
 	awk -v name="$1" '$1 == name { print $2; found = 1 } END { if (!found) print "-" }' "$STATS"
 }
@@ -122,6 +122,29 @@ delta() {
 	esac
 }
 
+# attached_probes PID: perf events and BPF links bpftrace PID holds open.
+attached_probes() {
+	find "/proc/$1/fd" -lname 'anon_inode:\[perf_event\]' -o \
+		-lname 'anon_inode:bpf_link' 2>/dev/null | wc -l
+}
+
+# wait_attached OUT: wait until bpftrace ($BPF_PID, writing OUT) has
+# attached every probe of its "Attaching N probes..." line.  Its BEGIN
+# probe runs before the others are attached: "Tracing..." is not enough.
+wait_attached() {
+	local out=$1 i n=
+
+	for ((i = 0; i < ATTACH_TIMEOUT * 5; i++)); do
+		kill -0 "$BPF_PID" 2>/dev/null || return 1
+		[ -n "$n" ] || n=$(sed -n 's/^Attaching \([0-9]*\) probes.*/\1/p' "$out")
+		if [ -n "$n" ] && [ "$(attached_probes "$BPF_PID")" -ge "$n" ]; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	return 1
+}
+
 # measure LABEL: one table row on stdout, progress on stderr.
 measure() {
 	local label=$1 out=$TMP/refcount-paths.out i row frees atomics per1000
@@ -130,20 +153,15 @@ measure() {
 	"$HERE/churn.sh" -q -r 1 -n "$FILES" slab || die 1 "churn.sh failed"
 	bpftrace "$HERE/refcount-paths.bt" > "$out" 2>&1 &
 	BPF_PID=$!
-	for ((i = 0; i < ATTACH_TIMEOUT * 5; i++)); do
-		grep -q '^Tracing' "$out" && break
-		kill -0 "$BPF_PID" 2>/dev/null || break
-		sleep 0.2
-	done
-	if ! grep -q '^Tracing' "$out"; then
+	wait_attached "$out" || {
 		sed 's/^/  bpftrace: /' "$out" >&2
 		die 1 "refcount-paths.bt did not start"
-	fi
-	frozen0=$(stat free_frozen)
-	refc0=$(stat free_refcounted)
+	}
+	frozen0=$(stats_counter free_frozen)
+	refc0=$(stats_counter free_refcounted)
 	"$HERE/churn.sh" -q -r "$ROUNDS" -n "$FILES" slab || die 1 "churn.sh failed"
-	frozen1=$(stat free_frozen)
-	refc1=$(stat free_refcounted)
+	frozen1=$(stats_counter free_frozen)
+	refc1=$(stats_counter free_refcounted)
 	kill -INT "$BPF_PID"
 	wait "$BPF_PID"
 	status=$?
