@@ -53,7 +53,8 @@ run_command_file() {
 	cd /
 	echo "mm-frozen: guest ready, running $guest/cmd"
 	{
-		sh "$guest/cmd"
+		# runner.sh quotes the command with printf %q: bash syntax
+		bash "$guest/cmd"
 		echo $? > "$guest/status"
 	} 2>&1 | tee "$guest/output.log"
 	dmesg > "$guest/dmesg.txt"

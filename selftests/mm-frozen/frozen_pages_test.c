@@ -232,8 +232,11 @@ static int load_module(struct env *env)
 	int fd, ret;
 
 	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len < 0)
-		return -errno;
+	if (len < 0) {
+		snprintf(env->reason, sizeof(env->reason),
+			 "cannot read /proc/self/exe: %s", strerror(errno));
+		return -1;
+	}
 	exe[len] = '\0';
 	snprintf(ko, sizeof(ko), "%s/%s/%s.ko", dirname(exe), MODULE_NAME,
 		 MODULE_NAME);
@@ -414,7 +417,7 @@ static int read_trace(struct env *env, struct trace *t)
 {
 	*t = (struct trace){ .fields = env->fields, .tep = env->tep };
 	if (tracefs_iterate_raw_events(env->tep, env->inst, NULL, 0, collect,
-				       t) || (t->nr && !t->ev))
+				       t) || (t->alloc && !t->ev))
 		return -1;
 	qsort(t->ev, t->nr, sizeof(*t->ev), ev_cmp);
 	return 0;
