@@ -39,6 +39,8 @@
 #          page_ref_mod_and_test ... ret=1 } free_..._page() }.  The summary
 #          counts __free_slab() calls, the page frees and the refcount
 #          atomics inside them, and atomics per 1,000 slab page frees.
+#          (Under the graph tracer mm_page_free_frozen's call_site reads
+#          return_to_handler+0x0, ftrace's return hook: use "events".)
 #
 # stacks   where the refcount reaches zero, with kernel stacks:
 #            trace-cmd record -T -e page_ref:page_ref_mod_and_test \
@@ -185,11 +187,16 @@ recipe_slab() {
 	awk "$AWK_EVENT"'
 	{
 		ev = event_name()
+		if (sampling && cpu == sample_cpu) sample = sample $0 "\n"
 		if (ev == "funcgraph_entry") {
 			if ($0 ~ /\|[ ]*__free_slab\(\) \{/ && !depth[cpu]) {
 				calls++
 				depth[cpu] = 1
-				if (!sample_done) sampling = 1
+				if (!sample_done) {
+					sampling = 1
+					sample_cpu = cpu
+					sample = $0 "\n"
+				}
 			} else if ($0 ~ /\|[ ]*__free_slab\(\);/ && !depth[cpu]) {
 				calls++
 			} else if (depth[cpu] && $0 ~ /\{[ ]*$/) {
@@ -197,13 +204,15 @@ recipe_slab() {
 			}
 		} else if (ev == "funcgraph_exit") {
 			if (depth[cpu]) depth[cpu]--
-			if (!depth[cpu] && sampling) { sample = sample $0 "\n"; sampling = 0; sample_done = 1 }
+			if (!depth[cpu] && sampling && cpu == sample_cpu) {
+				sampling = 0
+				sample_done = 1
+			}
 		} else if (depth[cpu]) {
 			if (ev == "mm_page_free") frees++
 			else if (ev == "mm_page_free_frozen") frozen++
 			else if (ev ~ /^page_ref_mod/) atomics++
 		}
-		if (sampling) sample = sample $0 "\n"
 	}
 	END {
 		printf "  __free_slab calls:               %d\n", calls

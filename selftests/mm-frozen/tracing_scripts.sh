@@ -36,6 +36,15 @@ FROZEN_EVENT=$TRACEFS/events/kmem/mm_page_free_frozen
 INTERVAL=10		# seconds each bpftrace script traces
 RUN_TIMEOUT=600		# seconds before a script is given up (TCG is slow)
 NTESTS=12
+# Atomics per 1000 frees.  "About 1 per free": tracepoint hits get lost
+# under load, in streaks, never added (seen in the TCG guest: 851..1000 for
+# __free_pages, 966..1000 for refcounted slabs), so the band is wide below;
+# it still tells 1 from 0 and from 2 or more.  "About 0": slabs allocated
+# under the other slab_frozen setting and freed while measuring add a few
+# (seen: 0..22).
+ONE_LOW=700
+ONE_HIGH=1100
+ZERO_HIGH=100
 
 TMP=
 CHURN_PID=
@@ -71,9 +80,10 @@ stop_churn() {
 	CHURN_PID=
 }
 
-# diag FILE: a script's output as KTAP diagnostic lines, spacing kept.
+# diag FILE: a script's output as KTAP diagnostic lines, spacing kept,
+# without the empty lines bpftrace prints for the maps its END cleared.
 diag() {
-	sed 's/^/# /' "$1"
+	sed '/^[[:space:]]*$/d; s/^/# /' "$1"
 }
 
 # in_range VALUE LOW HIGH
@@ -111,9 +121,9 @@ expected_slab_mode() {
 # slab_per_mille_ok PER_MILLE: fits the slab mode.
 slab_per_mille_ok() {
 	if [ "$SLAB_MODE" = frozen ]; then
-		in_range "$1" 0 100
+		in_range "$1" 0 "$ZERO_HIGH"
 	else
-		in_range "$1" 900 1100
+		in_range "$1" "$ONE_LOW" "$ONE_HIGH"
 	fi
 }
 
@@ -174,16 +184,16 @@ test_refcount_paths() {
 
 	# RP values are "frees atomics": split on purpose
 	# shellcheck disable=SC2086
-	check_path "__free_pages" 50 900 1100 ${RP[__free_pages]:-}
+	check_path "__free_pages" 50 "$ONE_LOW" "$ONE_HIGH" ${RP[__free_pages]:-}
 	if [ "$SLAB_MODE" = frozen ]; then
 		# shellcheck disable=SC2086
-		check_path "slab ($SLAB_MODE)" 20 0 100 ${RP[slab]:-}
+		check_path "slab ($SLAB_MODE)" 20 0 "$ZERO_HIGH" ${RP[slab]:-}
 	else
 		# shellcheck disable=SC2086
-		check_path "slab ($SLAB_MODE)" 20 900 1100 ${RP[slab]:-}
+		check_path "slab ($SLAB_MODE)" 20 "$ONE_LOW" "$ONE_HIGH" ${RP[slab]:-}
 	fi
 	# shellcheck disable=SC2086
-	check_path "folio" 50 900 1000000 ${RP[folio]:-}
+	check_path "folio" 50 "$ONE_LOW" 1000000 ${RP[folio]:-}
 }
 
 # check_path NAME MIN_FREES LOW HIGH FREES ATOMICS: one test line.
@@ -241,26 +251,48 @@ test_frozen_frees() {
 	fi
 }
 
-# as_row LABEL: "frees atomics per1000" of an atomics-per-slab-free.sh row.
+# as_row LABEL: "frees atomics per1000 stats_frozen stats_refcounted" of an
+# atomics-per-slab-free.sh row.
 as_row() {
-	awk -v label="$1" '$1 == label && NF == 6 && $2 ~ /^[0-9]+$/ { print $2, $3, $4 }' \
+	awk -v label="$1" '$1 == label && NF == 6 && $2 ~ /^[0-9]+$/ { print $2, $3, $4, $5, $6 }' \
 		"$TMP/atomics.out"
 }
 
-# check_as_row LABEL LOW HIGH: one test line.
+# near A B: |A - B| is at most 10% of B, or 5.
+near() {
+	local d=$(($1 - $2)) slack=$(($2 / 10))
+
+	[ "$slack" -ge 5 ] || slack=5
+	[ "${d#-}" -le "$slack" ]
+}
+
+# check_as_row LABEL LOW HIGH: one test line.  With the knob's stats file,
+# the kernel's own counts must agree: slab page frees with free_frozen +
+# free_refcounted, atomics with free_refcounted (one each).
 check_as_row() {
-	local label=$1 low=$2 high=$3 frees atomics pm
+	local label=$1 low=$2 high=$3 frees atomics pm sf sr ok=1
 	local desc="atomics-per-slab-free.sh: $label, $low..$high atomics per 1000 slab page frees"
 
-	read -r frees atomics pm <<< "$(as_row "$label")"
+	read -r frees atomics pm sf sr <<< "$(as_row "$label")"
 	if [ -z "$frees" ]; then
 		ktap_print_msg "no '$label' row"
 		ktap_test_fail "$desc"
 		return
 	fi
-	ktap_print_msg "$label: $frees slab page frees, $atomics atomics, $pm per 1000"
-	if [ "$AS_STATUS" = 0 ] && [ "$frees" -ge 50 ] && in_range "$pm" "$low" "$high" &&
-	   [ "$pm" = "$(per_mille "$atomics" "$frees")" ]; then
+	if [ "$sf$sr" = -- ]; then
+		ktap_print_msg "$label: $frees slab page frees, $atomics atomics, $pm per 1000 (no stats file)"
+	else
+		ktap_print_msg "$label: $frees slab page frees, $atomics atomics, $pm per 1000; stats: free_frozen +$sf, free_refcounted +$sr"
+	fi
+	[ "$AS_STATUS" = 0 ] && [ "$frees" -ge 50 ] && in_range "$pm" "$low" "$high" &&
+		[ "$pm" = "$(per_mille "$atomics" "$frees")" ] || ok=
+	if [ "$sf$sr" != -- ]; then
+		if ! near "$frees" $((sf + sr)) || ! near "$atomics" "$sr"; then
+			ktap_print_msg "$label: the script's counts do not match the stats file"
+			ok=
+		fi
+	fi
+	if [ -n "$ok" ]; then
 		ktap_test_pass "$desc"
 	else
 		ktap_test_fail "$desc"
@@ -280,8 +312,8 @@ test_atomics_per_slab_free() {
 	[ "$AS_STATUS" = 0 ] || ktap_print_msg "atomics-per-slab-free.sh exited with status $AS_STATUS"
 
 	if [ -r "$KNOB" ]; then
-		check_as_row slab_frozen=1 0 50
-		check_as_row slab_frozen=0 900 1100
+		check_as_row slab_frozen=1 0 "$ZERO_HIGH"
+		check_as_row slab_frozen=0 "$ONE_LOW" "$ONE_HIGH"
 		ktap_test_skip "atomics-per-slab-free.sh: kernel as built (the knob is there)"
 		ktap_print_msg "slab_frozen before $before, after $after"
 		if [ "$before" = "$after" ]; then
@@ -293,9 +325,9 @@ test_atomics_per_slab_free() {
 		ktap_test_skip "atomics-per-slab-free.sh: slab_frozen=1 (no $KNOB)"
 		ktap_test_skip "atomics-per-slab-free.sh: slab_frozen=0 (no $KNOB)"
 		if [ "$SLAB_MODE" = frozen ]; then
-			check_as_row built-in 0 50
+			check_as_row built-in 0 "$ZERO_HIGH"
 		else
-			check_as_row built-in 900 1100
+			check_as_row built-in "$ONE_LOW" "$ONE_HIGH"
 		fi
 		ktap_test_skip "atomics-per-slab-free.sh restores slab_frozen (no $KNOB)"
 	fi
