@@ -626,7 +626,7 @@ ktap_verdict() {
 require_kernel() {
 	[ -f "$BUILD/arch/x86/boot/bzImage" ] ||
 		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"
-	[ -f "$INITRAMFS" ] || build_initramfs
+	build_initramfs
 }
 
 boot_and_test() {
