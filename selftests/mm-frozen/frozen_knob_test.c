@@ -35,6 +35,7 @@
 #include <tracefs.h>
 
 #include "../kselftest_harness.h"
+#include "ksym.h"
 
 #define DEBUGFS_DIR	"/sys/kernel/debug/frozen_pages"
 #define KNOB		DEBUGFS_DIR "/slab_frozen"
@@ -372,72 +373,12 @@ static int collect_call_site(struct tep_event *event, struct tep_record *rec,
 	return 0;
 }
 
-struct ksym {
-	unsigned long long addr;
-	char name[64];
-};
-
-struct ksyms {
-	struct ksym *syms;
-	size_t nr;
-};
-
-static int ksym_cmp(const void *a, const void *b)
+static int addr_cmp(const void *a, const void *b)
 {
-	const struct ksym *x = a, *y = b;
+	unsigned long long x = *(const unsigned long long *)a;
+	unsigned long long y = *(const unsigned long long *)b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* The text symbols of /proc/kallsyms, sorted by address. */
-static bool load_ksyms(struct ksyms *k)
-{
-	struct ksym sym;
-	size_t cap = 0;
-	char type;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return false;
-	k->nr = 0;
-	k->syms = NULL;
-	while (fscanf(f, "%llx %c %63s%*[^\n]", &sym.addr, &type, sym.name) == 3) {
-		if (type != 't' && type != 'T')
-			continue;
-		if (k->nr == cap) {
-			cap = cap ? 2 * cap : 65536;
-			k->syms = realloc(k->syms, cap * sizeof(sym));
-			if (!k->syms)
-				break;
-		}
-		k->syms[k->nr++] = sym;
-	}
-	fclose(f);
-	if (!k->syms)
-		return false;
-	qsort(k->syms, k->nr, sizeof(sym), ksym_cmp);
-	return k->nr > 0;
-}
-
-/* The kernel function containing addr: the last symbol at or below it. */
-static const char *symbol_of(const struct ksyms *k, unsigned long long addr)
-{
-	size_t lo = 0, hi = k->nr;
-
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return k->syms[lo].addr <= addr ? k->syms[lo].name : "?";
-}
-
-static bool is_slab_site(const char *name)
-{
-	return strstr(name, "slab") != NULL;
+	return x < y ? -1 : x > y;
 }
 
 TEST(tracepoint_tells_paths_apart)
@@ -446,11 +387,9 @@ TEST(tracepoint_tells_paths_apart)
 	struct tep_handle *tep;
 	struct tep_event *event;
 	struct sites s = {};
-	struct ksyms ksyms;
 	unsigned long slab = 0, free_pages = 0, other = 0;
-	const char *name;
-	char *dir;
-	size_t i;
+	char name[128], *dir;
+	size_t i, same;
 
 	if (geteuid())
 		SKIP(return, "must be run as root");
@@ -480,22 +419,24 @@ TEST(tracepoint_tells_paths_apart)
 	ASSERT_EQ(0, tracefs_iterate_raw_events(tep, inst, NULL, 0,
 						collect_call_site, &s));
 
-	ASSERT_TRUE(load_ksyms(&ksyms));
-	for (i = 0; i < s.nr; i++) {
-		name = symbol_of(&ksyms, s.addrs[i]);
-		if (is_slab_site(name))
-			slab++;
+	/* few distinct call sites: resolve each once */
+	qsort(s.addrs, s.nr, sizeof(*s.addrs), addr_cmp);
+	for (i = 0; i < s.nr; i += same) {
+		for (same = 1; i + same < s.nr && s.addrs[i + same] == s.addrs[i]; same++)
+			;
+		symbol_of(s.addrs[i], name, sizeof(name));
+		if (is_slab_function(name))
+			slab += same;
 		else if (!strcmp(name, "__free_pages"))
-			free_pages++;
+			free_pages += same;
 		else
-			other++;
+			other += same;
 	}
 	TH_LOG("mm_page_free_frozen: %zu events: %lu from slab, %lu from __free_pages, %lu from elsewhere",
 	       s.nr, slab, free_pages, other);
 	EXPECT_GT(slab, 0);
 	EXPECT_GT(free_pages, 0);
 
-	free(ksyms.syms);
 	free(s.addrs);
 	tep_free(tep);
 	tracefs_instance_destroy(inst);

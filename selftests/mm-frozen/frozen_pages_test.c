@@ -31,6 +31,7 @@
 #include <tracefs.h>
 
 #include "../kselftest_harness.h"
+#include "ksym.h"
 
 #define MODULE_NAME	"mm_frozen_test"
 #define MODULE_DIR	"/sys/kernel/debug/" MODULE_NAME
@@ -498,25 +499,6 @@ static bool find_life(const struct trace *t, const struct mft_page *p,
 	return true;
 }
 
-/* The text symbol containing @addr, from /proc/kallsyms. */
-static void symbol_of(unsigned long long addr, char *name, size_t len)
-{
-	unsigned long long a, best = 0;
-	char line[1024], sym[128], type;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	snprintf(name, len, "0x%llx", addr);
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %127s", &a, &type, sym) == 3 &&
-		    strchr("tTwW", type) && a <= addr && a >= best) {
-			best = a;
-			snprintf(name, len, "%s", sym);
-		}
-	fclose(f);
-}
-
 /* Call sites seen in one run, resolved once each. */
 struct sites {
 	unsigned long long addr[8];
@@ -539,12 +521,6 @@ static const char *site_name(struct sites *s, unsigned long long addr)
 	}
 	s->hits[i]++;
 	return s->name[i];
-}
-
-/* SLUB's free path: __free_slab() and whatever it is inlined into. */
-static bool is_slab_function(const char *name)
-{
-	return strstr(name, "slab") || strstr(name, "kmem_cache");
 }
 
 static void tally_page(const struct trace *t, const struct mft_page *p,
