@@ -623,18 +623,22 @@ ktap_verdict() {
 	[ "$fail" = 0 ] && [ "$status" = 0 ] && [ "$((pass + skip))" -gt 0 ]
 }
 
-require_kernel() {
+# boot_guest MODE CMD...: boots the built kernel and has the guest run CMD
+# (MODE batch) or give a shell (MODE shell).
+boot_guest() {
+	local mode=$1 accel
+	shift
 	[ -f "$BUILD/arch/x86/boot/bzImage" ] ||
 		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"
 	build_initramfs
+	accel=$(choose_accel)
+	write_guest_cmd "$accel" "$@"
+	run_qemu "$accel" "$mode"
 }
 
 boot_and_test() {
-	local status accel verdict
-	require_kernel
-	accel=$(choose_accel)
-	write_guest_cmd "$accel" "${GUEST_CMD[@]}"
-	run_qemu "$accel" batch
+	local status verdict
+	boot_guest batch "${GUEST_CMD[@]}"
 	stage "Check the guest's kernel log and results"
 	check_kernel_log
 	status=$(guest_status)
@@ -734,14 +738,11 @@ cmd_boot() {
 }
 
 cmd_exec() {
-	local status accel
+	local status
 	[ $# -gt 0 ] || die "$E_USAGE" "exec needs a command: runner.sh exec -- CMD"
 	QUIET=1
 	prepare_results
-	require_kernel
-	accel=$(choose_accel)
-	write_guest_cmd "$accel" "$@"
-	run_qemu "$accel" batch
+	boot_guest batch "$@"
 	check_kernel_log
 	status=$(guest_status)
 	cat "$RESULTS/guest/output.log"
@@ -749,12 +750,8 @@ cmd_exec() {
 }
 
 cmd_shell() {
-	local accel
 	prepare_results
-	require_kernel
-	accel=$(choose_accel)
-	write_guest_cmd "$accel" true
-	run_qemu "$accel" shell
+	boot_guest shell true
 }
 
 cmd_check_log() {
