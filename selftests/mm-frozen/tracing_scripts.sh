@@ -375,26 +375,34 @@ test_trace_cmd() {
 		ktap_test_fail "trace-cmd-recipes.sh events: page frees and refcount atomics recorded"
 	fi
 
-	ok=1
-	ktap_print_msg "trace-cmd-recipes.sh slab -- churn.sh -r 1 -n 1000 slab"
-	timeout "$RUN_TIMEOUT" "$T/trace-cmd-recipes.sh" -o "$out" slab -- \
-		"$T/churn.sh" -q -r 1 -n 1000 slab > "$out/slab.log" 2>&1 || ok=
-	grep -v '^+ ' "$out/slab.log" | head -n 12 | diag /dev/stdin
-	calls=$(tc_field "$out/slab.log" '__free_slab calls:')
-	frees=$(tc_field "$out/slab.log" 'slab page frees inside:')
-	atomics=$(tc_field "$out/slab.log" 'refcount atomics inside:')
-	pm=$(tc_field "$out/slab.log" 'atomics per 1000 slab page frees:')
-	expected=$(per_mille "${atomics:-0}" "${frees:-0}")
-	ktap_print_msg "__free_slab calls $calls, frees $frees, atomics $atomics, per 1000: $pm (slab pages $SLAB_MODE)"
-	[ -n "$calls" ] && [ "$calls" -ge 20 ] && [ -n "$frees" ] && [ "$frees" -ge 20 ] || ok=
-	[ -n "$pm" ] && [ "$pm" = "$expected" ] && slab_per_mille_ok "$pm" || ok=
-	if [ -n "$ok" ]; then
-		ktap_test_pass "trace-cmd-recipes.sh slab: atomics per 1000 slab page frees fit the kernel"
+	# The slab recipe enables the function_graph tracer, whose live text
+	# patching has crashed TCG guests here (int3 Oops in a timer softirq
+	# while patching): run it only where the CPU is not emulated.
+	if [ "${MMF_ACCEL:-}" = tcg ]; then
+		ktap_test_skip "trace-cmd-recipes.sh slab (function_graph under TCG)"
 	else
-		ktap_test_fail "trace-cmd-recipes.sh slab: atomics per 1000 slab page frees fit the kernel"
+		ok=1
+		ktap_print_msg "trace-cmd-recipes.sh slab -- churn.sh -r 1 -n 1000 slab"
+		timeout "$RUN_TIMEOUT" "$T/trace-cmd-recipes.sh" -o "$out" slab -- \
+			"$T/churn.sh" -q -r 1 -n 1000 slab > "$out/slab.log" 2>&1 || ok=
+		grep -v '^+ ' "$out/slab.log" | head -n 12 | diag /dev/stdin
+		calls=$(tc_field "$out/slab.log" '__free_slab calls:')
+		frees=$(tc_field "$out/slab.log" 'slab page frees inside:')
+		atomics=$(tc_field "$out/slab.log" 'refcount atomics inside:')
+		pm=$(tc_field "$out/slab.log" 'atomics per 1000 slab page frees:')
+		expected=$(per_mille "${atomics:-0}" "${frees:-0}")
+		ktap_print_msg "__free_slab calls $calls, frees $frees, atomics $atomics, per 1000: $pm (slab pages $SLAB_MODE)"
+		[ -n "$calls" ] && [ "$calls" -ge 20 ] && [ -n "$frees" ] && [ "$frees" -ge 20 ] || ok=
+		[ -n "$pm" ] && [ "$pm" = "$expected" ] && slab_per_mille_ok "$pm" || ok=
+		if [ -n "$ok" ]; then
+			ktap_test_pass "trace-cmd-recipes.sh slab: atomics per 1000 slab page frees fit the kernel"
+		else
+			ktap_test_fail "trace-cmd-recipes.sh slab: atomics per 1000 slab page frees fit the kernel"
+		fi
+
+		ok=1
 	fi
 
-	ok=1
 	ktap_print_msg "trace-cmd-recipes.sh stacks -- churn.sh -r 1 -n 300 slab pages"
 	timeout "$RUN_TIMEOUT" "$T/trace-cmd-recipes.sh" -o "$out" stacks -- \
 		"$T/churn.sh" -q -r 1 -n 300 slab pages > "$out/stacks.log" 2>&1 || ok=
