@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,10 +31,10 @@
 
 #include "../kselftest_harness.h"
 #include "ksym.h"
+#include "mm_frozen.h"
 
 #define MODULE_NAME	"mm_frozen_test"
 #define MODULE_DIR	"/sys/kernel/debug/" MODULE_NAME
-#define KNOB		"/sys/kernel/debug/frozen_pages/slab_frozen"
 #define INSTANCE	"mm_frozen_test"
 #define BUFFER_KB	16384	/* per CPU: no event may be lost */
 #define NR_PAGES	64	/* pages asked of each trigger */
@@ -196,72 +195,6 @@ static void write_counts(void)
 		ksft_print_msg("cannot write %s: %s\n", path, strerror(errno));
 }
 
-static int write_file(const char *path, const char *str)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = write(fd, str, strlen(str));
-	if (ret < 0)
-		ret = -errno;
-	close(fd);
-	return ret < 0 ? ret : 0;
-}
-
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t ret;
-
-	if (fd < 0)
-		return -errno;
-	ret = read(fd, buf, len - 1);
-	close(fd);
-	if (ret < 0)
-		return -errno;
-	buf[ret] = '\0';
-	return 0;
-}
-
-/* The .ko is in mm_frozen_test/ beside this program, also once installed. */
-static int load_module(struct env *env)
-{
-	char exe[PATH_MAX], ko[PATH_MAX + 64];
-	ssize_t len;
-	int fd, ret;
-
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len < 0) {
-		snprintf(env->reason, sizeof(env->reason),
-			 "cannot read /proc/self/exe: %s", strerror(errno));
-		return -1;
-	}
-	exe[len] = '\0';
-	snprintf(ko, sizeof(ko), "%s/%s/%s.ko", dirname(exe), MODULE_NAME,
-		 MODULE_NAME);
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(env->reason, sizeof(env->reason),
-			 "cannot open %s (module not built?): %s", ko,
-			 strerror(errno));
-		return -1;
-	}
-	ret = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	/* Left loaded by an interrupted run: use it, but leave it loaded. */
-	if (ret && errno == EEXIST)
-		return 0;
-	if (ret) {
-		snprintf(env->reason, sizeof(env->reason),
-			 "cannot load %s: %s", ko, strerror(errno));
-		return -1;
-	}
-	env->loaded = true;
-	return 0;
-}
-
 static void env_teardown(struct env *env)
 {
 	if (env->inst) {
@@ -349,7 +282,8 @@ static const char *env_setup(struct env *env)
 	if (!tracefs_event_file_exists(NULL, "page_ref",
 				       "page_ref_mod_and_test", "format"))
 		return "no page_ref events (CONFIG_DEBUG_PAGE_REF=n)";
-	if (load_module(env))
+	if (load_test_module(MODULE_NAME, &env->loaded, env->reason,
+			     sizeof(env->reason)))
 		return env->reason;
 	if (create_instance(env) || load_formats(env)) {
 		env_teardown(env);

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The hazard cases of mm_frozen_cases: do to slab pages, on demand, what
+ * callers outside mm/ have done to them, take and drop page references.
+ * Once slab pages are frozen (refcount 0), a get_page() and its put_page()
+ * free a live slab unless "mm: Decline to manipulate the refcount on a
+ * slab page" makes both leave slab pages alone.  Refcounts reported are
+ * those of the page's folio.
+ *
+ *   probe        the refcount of a kmalloc() object's slab page, and
+ *                nothing else: 0 where slab pages are frozen
+ *   bvec         an ITER_BVEC over a kmalloc() object of the size
+ *                written; iov_iter_get_pages2() and the put_page() loop
+ *                that its callers do, as nvme-tcp over TLS did
+ *   bvec_debug   the same over an object of the debug cache
+ *                mm_frozen_hazard (red zones, poison, consistency
+ *                checks), so that its "validate" can check the slab
+ *   put          put_page() alone on a kmalloc() object's page
+ *   get_put      get_page(), then put_page()
+ *   page_frag    get_page() and put_page() on page_frag_alloc() memory
+ *   ref_inc      folio_ref_inc() on a frozen slab page, then the cache
+ *                is destroyed; the reference is dropped last if 1 was
+ *                written (only where the kernel leaves such a page to
+ *                its references: CONFIG_DEBUG_FROZEN_PAGES)
+ *   spec_ref     get_page_unless_zero() and put_page() on a slab page
+ *                (a refcounted one: slab_frozen=0), then the same
+ */
+
+#include <linux/bvec.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+
+#include "cases.h"
+
+#define HZ_MAX_PAGES	16
+#define HZ_MAX_SIZE	(HZ_MAX_PAGES * PAGE_SIZE)
+#define HZ_DEBUG_SIZE	512
+#define HZ_PATTERN	0x5a
+
+static struct kmem_cache *hz_debug_cache;
+
+static void hz_report_page(struct mfc_result *r, const char *what,
+			   struct page *page)
+{
+	mfc_report(r, "%s %d\n", what, page_count(page));
+}
+
+static void hz_report_kind(struct mfc_result *r, struct page *page)
+{
+	mfc_report(r, "slab %d\n", PageSlab(page));
+	mfc_report(r, "sendpage_ok %d\n", sendpage_ok(page));
+}
+
+static bool hz_intact(const void *obj, size_t len)
+{
+	return !memchr_inv(obj, HZ_PATTERN, len);
+}
+
+/*
+ * Gets the pages of @obj from an ITER_BVEC with iov_iter_get_pages2(),
+ * chunk by chunk, and releases each chunk with put_page(), as
+ * skb_splice_from_iter() and the other callers do.  Reports the highest
+ * and lowest refcount seen on those pages after the gets and after the
+ * puts.
+ */
+static int hz_bvec_get_pages(struct mfc_result *r, void *obj, size_t len)
+{
+	struct page *pages[HZ_MAX_PAGES];
+	int max_got = INT_MIN, min_put = INT_MAX, max_put = INT_MIN;
+	unsigned int nr_pages = 0, i, n;
+	struct iov_iter iter;
+	struct bio_vec bv;
+	ssize_t got;
+	size_t start;
+
+	memset(obj, HZ_PATTERN, len);
+	bvec_set_virt(&bv, obj, len);
+	iov_iter_bvec(&iter, ITER_SOURCE, &bv, 1, len);
+	hz_report_kind(r, virt_to_page(obj));
+	hz_report_page(r, "refcount_before", virt_to_page(obj));
+
+	while (iov_iter_count(&iter)) {
+		got = iov_iter_get_pages2(&iter, pages, iov_iter_count(&iter),
+					  HZ_MAX_PAGES, &start);
+		if (got <= 0)
+			return got ? got : -EIO;
+		n = DIV_ROUND_UP(start + got, PAGE_SIZE);
+		for (i = 0; i < n; i++)
+			max_got = max(max_got, page_count(pages[i]));
+		for (i = 0; i < n; i++)
+			put_page(pages[i]);
+		for (i = 0; i < n; i++) {
+			min_put = min(min_put, page_count(pages[i]));
+			max_put = max(max_put, page_count(pages[i]));
+		}
+		nr_pages += n;
+	}
+
+	mfc_report(r, "pages %u\n", nr_pages);
+	mfc_report(r, "refcount_after_get_max %d\n", max_got);
+	mfc_report(r, "refcount_after_put_min %d\n", min_put);
+	mfc_report(r, "refcount_after_put_max %d\n", max_put);
+	mfc_report(r, "still_slab %d\n", PageSlab(virt_to_page(obj)));
+	mfc_report(r, "intact %d\n", hz_intact(obj, len));
+	return 0;
+}
+
+static int hz_bvec(struct mfc_result *r, unsigned int size)
+{
+	void *obj;
+	int ret;
+
+	if (!size || size > HZ_MAX_SIZE - PAGE_SIZE)
+		return -EINVAL;
+	obj = kmalloc(size, GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	ret = hz_bvec_get_pages(r, obj, size);
+	kfree(obj);
+	return ret;
+}
+
+static int hz_bvec_debug(struct mfc_result *r, unsigned int unused)
+{
+	void *obj = kmem_cache_alloc(hz_debug_cache, GFP_KERNEL);
+	int ret;
+
+	if (!obj)
+		return -ENOMEM;
+	ret = hz_bvec_get_pages(r, obj, HZ_DEBUG_SIZE);
+	kmem_cache_free(hz_debug_cache, obj);
+	return ret;
+}
+
+static void *hz_kmalloc_slab(unsigned int size)
+{
+	if (!size || size > KMALLOC_MAX_CACHE_SIZE)
+		return ERR_PTR(-EINVAL);
+	return kmalloc(size, GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
+}
+
+static int hz_probe(struct mfc_result *r, unsigned int unused)
+{
+	void *obj = kmalloc(64, GFP_KERNEL);
+
+	if (!obj)
+		return -ENOMEM;
+	hz_report_kind(r, virt_to_page(obj));
+	hz_report_page(r, "refcount", virt_to_page(obj));
+	kfree(obj);
+	return 0;
+}
+
+/* put_page() without a get: on a slab page it must not free anything. */
+static int hz_put(struct mfc_result *r, unsigned int size)
+{
+	void *obj = hz_kmalloc_slab(size);
+	struct page *page;
+
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	page = virt_to_page(obj);
+	memset(obj, HZ_PATTERN, size);
+	hz_report_kind(r, page);
+	hz_report_page(r, "refcount_before", page);
+	put_page(page);
+	hz_report_page(r, "refcount_after_put", page);
+	mfc_report(r, "still_slab %d\n", PageSlab(page));
+	mfc_report(r, "intact %d\n", hz_intact(obj, size));
+	kfree(obj);
+	return 0;
+}
+
+static void hz_get_put_page(struct mfc_result *r, struct page *page)
+{
+	hz_report_kind(r, page);
+	hz_report_page(r, "refcount_before", page);
+	get_page(page);
+	hz_report_page(r, "refcount_after_get", page);
+	put_page(page);
+	hz_report_page(r, "refcount_after_put", page);
+}
+
+/* Any size: up to KMALLOC_MAX_CACHE_SIZE slab, above it the page allocator. */
+static int hz_get_put(struct mfc_result *r, unsigned int size)
+{
+	void *obj;
+
+	if (!size || size > HZ_MAX_SIZE)
+		return -EINVAL;
+	obj = kmalloc(size, GFP_KERNEL);
+	if (!obj)
+		return -ENOMEM;
+	hz_get_put_page(r, virt_to_page(obj));
+	kfree(obj);
+	return 0;
+}
+
+static int hz_page_frag(struct mfc_result *r, unsigned int size)
+{
+	struct page_frag_cache nc = {};
+	void *frag;
+
+	if (!size || size > PAGE_SIZE)
+		return -EINVAL;
+	frag = page_frag_alloc(&nc, size, GFP_KERNEL);
+	if (!frag)
+		return -ENOMEM;
+	hz_get_put_page(r, virt_to_page(frag));
+	page_frag_free(frag);
+	page_frag_cache_drain(&nc);
+	return 0;
+}
+
+/*
+ * Takes an extra reference on the slab page of an object of a private
+ * cache with @take, frees the object and destroys the cache, which frees
+ * the slab, then, if @drop, drops the reference.  A kernel that frees
+ * such a page anyway has consumed that reference, and the page may
+ * belong to someone else by now: the caller says whether to drop it.
+ * Reports the refcount at each step and whether the last put freed the
+ * page.
+ */
+static int hz_ref_then_destroy(struct mfc_result *r, bool (*take)(struct page *),
+			       unsigned int drop)
+{
+	struct kmem_cache *cache;
+	struct folio *folio;
+	void *obj;
+
+	cache = kmem_cache_create("mm_frozen_hazard_ref", 1024, 0,
+				  SLAB_NO_MERGE, NULL);
+	if (!cache)
+		return -ENOMEM;
+	obj = kmem_cache_alloc(cache, GFP_KERNEL);
+	if (!obj) {
+		kmem_cache_destroy(cache);
+		return -ENOMEM;
+	}
+	folio = virt_to_folio(obj);
+	mfc_report(r, "pfn 0x%lx\n", folio_pfn(folio));
+	mfc_report(r, "order %u\n", folio_order(folio));
+	mfc_report(r, "refcount_before %d\n", folio_ref_count(folio));
+	mfc_report(r, "taken %d\n", take(&folio->page));
+	mfc_report(r, "refcount_after_take %d\n", folio_ref_count(folio));
+
+	kmem_cache_free(cache, obj);
+	kmem_cache_destroy(cache);
+	mfc_report(r, "still_slab %d\n", folio_test_slab(folio));
+	mfc_report(r, "refcount_after_destroy %d\n", folio_ref_count(folio));
+	if (drop && folio_ref_count(folio) > 0) {
+		bool last = folio_put_testzero(folio);
+
+		if (last)
+			__folio_put(folio);
+		mfc_report(r, "freed_by_last_put %d\n", last);
+	}
+	return 0;
+}
+
+static bool hz_take_ref_inc(struct page *page)
+{
+	folio_ref_inc(page_folio(page));
+	return true;
+}
+
+/* A speculative reference, dropped the way most holders drop it. */
+static bool hz_take_spec_ref(struct page *page)
+{
+	if (!get_page_unless_zero(page))
+		return false;
+	put_page(page);
+	return true;
+}
+
+static int hz_ref_inc(struct mfc_result *r, unsigned int drop)
+{
+	return hz_ref_then_destroy(r, hz_take_ref_inc, drop);
+}
+
+static int hz_spec_ref(struct mfc_result *r, unsigned int drop)
+{
+	return hz_ref_then_destroy(r, hz_take_spec_ref, drop);
+}
+
+static const struct mfc_case hz_cases[] = {
+	{ "probe", hz_probe },
+	{ "bvec", hz_bvec },
+	{ "bvec_debug", hz_bvec_debug },
+	{ "put", hz_put },
+	{ "get_put", hz_get_put },
+	{ "page_frag", hz_page_frag },
+	{ "ref_inc", hz_ref_inc },
+	{ "spec_ref", hz_spec_ref },
+};
+
+static int hz_init(void)
+{
+	hz_debug_cache = kmem_cache_create("mm_frozen_hazard", HZ_DEBUG_SIZE, 0,
+					   SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE |
+					   SLAB_POISON | SLAB_STORE_USER, NULL);
+	return hz_debug_cache ? 0 : -ENOMEM;
+}
+
+static void hz_exit(void)
+{
+	kmem_cache_destroy(hz_debug_cache);
+}
+
+const struct mfc_group mfc_hazard_group = {
+	.cases = hz_cases,
+	.nr_cases = ARRAY_SIZE(hz_cases),
+	.init = hz_init,
+	.exit = hz_exit,
+};
