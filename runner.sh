@@ -27,10 +27,9 @@ readonly REQUIRED_PACKAGES=(
 readonly E_TESTS=1 E_USAGE=2 E_PACKAGES=3 E_PATCH=4 E_BUILD=5 E_HANG=6
 readonly E_KERNEL=7
 
-# Kernel log lines that fail a run.  Only lines carrying the kernel's
-# printk timestamp are matched in the console log, so a test that prints
-# "WARNING:" itself does not trip it.
-readonly KERNEL_PROBLEMS='Kernel panic|kernel BUG at|BUG:|Oops|WARNING:|refcount_t:|Bad page state|page dumped because|general protection fault|Unable to handle kernel|UBSAN:|KASAN:|VM_BUG_ON|Attempted to kill init'
+# Kernel log lines that fail a run: one extended regular expression a line,
+# shared with the tests (selftests/mm-frozen/mm_frozen.h).
+readonly KERNEL_PROBLEMS_FILE="$MMF_ROOT/selftests/mm-frozen/kernel-problems"
 
 usage() {
 	cat <<EOF
@@ -49,6 +48,11 @@ Commands:
   shell          boot the built kernel to an interactive shell
   exec -- CMD..  run one command in the guest; prints its output and
                  exits with its status
+  upstream [SUITE..]  the kernel's own suites (KUnit slub_kunit, the mm
+                 selftests by run_vmtests.sh category) in the guest;
+                 results in WORK/results/VARIANT-upstream/upstream.tsv
+  upstream-compare  those results beside the baseline's; exit 1 if a
+                 test passes on the baseline and fails or is missing here
   summary        the table of pages and refcount atomics per path,
                  patched vs baseline, from the last runs' counts.json
   check-log FILE scan a console or dmesg log for kernel problems
@@ -67,6 +71,12 @@ Options:
                       [\$MMF_PATCHES, default: patches/ of this repository]
   --guest-cmd CMD     the guest's test entry for run/boot [\$MMF_GUEST_CMD,
                       default guest-init/tests.sh]
+  --tests "NAME..."   run only these programs of the mm-frozen kselftest
+                      target (e.g. "frozen_hazard_test plumbing.sh")
+  --drop PATCH        the patched series without PATCH (a file name of
+                      patches/series, or its number: --drop 0014); may be
+                      repeated; own worktree, build and results, named
+                      drop-NUMBER
   --timeout SEC       kill the guest after SEC seconds [\$MMF_TIMEOUT,
                       default 1200]
   --accel MODE        auto, tcg or kvm [\$MMF_ACCEL, default auto: KVM
@@ -167,7 +177,7 @@ prepare_source() {
 	fi
 	if [ -e "$SRC_REPO" ]; then
 		say "    $SRC_REPO holds another source version: replacing it"
-		rm -rf "$SRC_REPO" "$BASELINE_TREE"
+		rm -rf "$SRC_REPO" "$WORK"/linux-*
 	fi
 	[ -r "$SOURCE_TARBALL" ] || die "$E_PACKAGES" "$SOURCE_TARBALL not found"
 	say "    unpacking $SOURCE_TARBALL ($SOURCE_PACKAGE $version)"
@@ -183,20 +193,39 @@ prepare_source() {
 	mv "$tmp" "$SRC_REPO"
 }
 
+# add_worktree DIR: a worktree of the source repository at $BASE_TAG.
+add_worktree() {
+	rm -rf "$1"
+	git -C "$SRC_REPO" worktree prune
+	git -C "$SRC_REPO" worktree add -q --detach "$1" "$BASE_TAG"
+	say "    created worktree $1 at $BASE_TAG"
+}
+
 prepare_baseline_tree() {
 	if [ -d "$BASELINE_TREE" ] && git -C "$BASELINE_TREE" rev-parse -q --verify HEAD >/dev/null &&
 	   [ "$(git -C "$BASELINE_TREE" rev-parse HEAD)" = "$(git -C "$SRC_REPO" rev-parse "$BASE_TAG^{commit}")" ]; then
 		say "    $BASELINE_TREE: pristine $BASE_TAG worktree"
 		return
 	fi
-	rm -rf "$BASELINE_TREE"
-	git -C "$SRC_REPO" worktree prune
-	git -C "$SRC_REPO" worktree add -q --detach "$BASELINE_TREE" "$BASE_TAG"
-	say "    created worktree $BASELINE_TREE at $BASE_TAG"
+	add_worktree "$BASELINE_TREE"
 }
 
-series_patches() { # the patch file names listed in SERIES, in order
+# A series with patches dropped is applied in a worktree of its own, so
+# that switching between it and the whole series rebuilds neither.
+prepare_series_tree() {
+	if [ "$TREE" != "$SRC_REPO" ] && ! git -C "$TREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		add_worktree "$TREE"
+	fi
+}
+
+# The patch file names that the series file lists, in order.
+listed_patches() {
 	grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$PATCHES/series"
+}
+
+# The patches to apply: those listed, but for the ones --drop names.
+series_patches() {
+	listed_patches | grep -v -x -F -f <(printf '%s\n' "${DROPPED[@]}")
 }
 
 # Apply every patch to a scratch index first: a patch that does not apply
@@ -205,9 +234,9 @@ dry_run_series() {
 	local index p err files
 	index=$(mktemp)
 	err=$(mktemp)
-	GIT_INDEX_FILE=$index git -C "$SRC_REPO" read-tree "$BASE_TAG"
+	GIT_INDEX_FILE=$index git -C "$TREE" read-tree "$BASE_TAG"
 	while read -r p; do
-		if ! GIT_INDEX_FILE=$index git -C "$SRC_REPO" apply --cached \
+		if ! GIT_INDEX_FILE=$index git -C "$TREE" apply --cached \
 			"$PATCHES/$p" 2> "$err"; then
 			files=$(sed -n -e 's/^error: patch failed: \(.*\):[0-9]*$/\1/p' \
 				-e 's/^error: \([^:]*\): \(does not exist in index\|already exists in index\)$/\1/p' \
@@ -235,7 +264,7 @@ kept_patches() {
 	local stamp n=0 hash
 	stamp=$(applied_stamp)
 	if [ ! -s "$stamp" ] ||
-	   [ "$(tail -n 1 "$stamp" | cut -f2)" != "$(git -C "$SRC_REPO" rev-parse HEAD)" ]; then
+	   [ "$(tail -n 1 "$stamp" | cut -f2)" != "$(git -C "$TREE" rev-parse HEAD)" ]; then
 		echo 0
 		return
 	fi
@@ -253,35 +282,36 @@ apply_patches() {
 	stamp=$(applied_stamp)
 	[ -f "$PATCHES/series" ] || die "$E_PATCH" "no series file in $PATCHES"
 	mapfile -t names < <(series_patches)
+	[ ${#names[@]} -gt 0 ] || die "$E_PATCH" "no patches to apply in $PATCHES/series"
 	for p in "${names[@]}"; do
 		[ -f "$PATCHES/$p" ] || die "$E_PATCH" "series lists $p, not found in $PATCHES"
 		hashes+=("$(sha256sum < "$PATCHES/$p" | cut -d' ' -f1)")
 	done
 	kept=$(kept_patches "${hashes[@]}")
 	if [ "$kept" = "${#names[@]}" ] && [ "$(wc -l < "$stamp")" = "$kept" ]; then
-		say "    ${#names[@]} patches already applied (branch $PATCHED_BRANCH)"
+		say "    ${#names[@]} patches already applied (branch $BRANCH)"
 		return
 	fi
-	if [ -n "$(git -C "$SRC_REPO" status --porcelain --untracked-files=no)" ]; then
-		die "$E_PATCH" "$SRC_REPO has uncommitted changes and the series" \
+	if [ -n "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
+		die "$E_PATCH" "$TREE has uncommitted changes and the series" \
 			"changed; commit or discard them first"
 	fi
 	dry_run_series
 	start=$BASE_TAG
 	[ "$kept" = 0 ] || start=$(sed -n "${kept}p" "$stamp" | cut -f2)
-	git -C "$SRC_REPO" am --abort >/dev/null 2>&1 || true
-	git -C "$SRC_REPO" checkout -q -B "$PATCHED_BRANCH" "$start"
+	git -C "$TREE" am --abort >/dev/null 2>&1 || true
+	git -C "$TREE" checkout -q -B "$BRANCH" "$start"
 	if [ "$kept" = 0 ]; then
 		: > "$stamp"
 	else
 		sed -i "$((kept + 1)),\$d" "$stamp"
 	fi
 	for ((i = kept; i < ${#names[@]}; i++)); do
-		git -C "$SRC_REPO" "${GIT_IDENT[@]}" am -q "$PATCHES/${names[i]}" ||
+		git -C "$TREE" "${GIT_IDENT[@]}" am -q "$PATCHES/${names[i]}" ||
 			die "$E_PATCH" "git am failed on ${names[i]} (the dry run passed; see above)"
-		printf '%s\t%s\n' "${hashes[i]}" "$(git -C "$SRC_REPO" rev-parse HEAD)" >> "$stamp"
+		printf '%s\t%s\n' "${hashes[i]}" "$(git -C "$TREE" rev-parse HEAD)" >> "$stamp"
 	done
-	say "    kept $kept, applied $((${#names[@]} - kept)) of ${#names[@]} patches (branch $PATCHED_BRANCH)"
+	say "    kept $kept, applied $((${#names[@]} - kept)) of ${#names[@]} patches (branch $BRANCH)"
 }
 
 # The kselftest target lives in this repository; the tree gets a copy as
@@ -296,10 +326,18 @@ install_selftests() {
 	say "    $dest"
 }
 
+# The config fragments, in the order they are merged: a later one
+# overrides an earlier one.  A series with patches dropped is configured
+# as the whole series, with a release name of its own.
 config_fragments() {
 	printf '%s\n' "$MMF_ROOT/config/mm-frozen.config"
-	if [ -f "$MMF_ROOT/config/variant-$VARIANT.config" ]; then
-		printf '%s\n' "$MMF_ROOT/config/variant-$VARIANT.config"
+	if [ -f "$MMF_ROOT/config/variant-$CONFIG_VARIANT.config" ]; then
+		printf '%s\n' "$MMF_ROOT/config/variant-$CONFIG_VARIANT.config"
+	fi
+	if [ "$VARIANT" != "$CONFIG_VARIANT" ]; then
+		mkdir -p "$BUILD"
+		printf 'CONFIG_LOCALVERSION="-mm-frozen-%s"\n' "$VARIANT" > "$BUILD/release.config"
+		printf '%s\n' "$BUILD/release.config"
 	fi
 }
 
@@ -310,22 +348,40 @@ config_hash() {
 	} | sha256sum | cut -d' ' -f1
 }
 
-# Every line of the fragments must be in the final .config: Kconfig drops
-# an option whose dependencies are unmet without a word.
+# Every option the fragments set, as the last fragment setting it says,
+# must be in the final .config: Kconfig drops an option whose
+# dependencies are unmet without a word.  With patches dropped, an option
+# that no Kconfig file of the tree defines is not checked: a dropped patch
+# may be what adds it.
 verify_config() {
-	local line name missing=()
+	local line name defined='' missing=() undefined=()
+	if [ "$VARIANT" != "$CONFIG_VARIANT" ]; then
+		defined=$(git -C "$TREE" grep -h -E '^(menu)?config [A-Z0-9_]+$' -- '*Kconfig*' |
+			sed 's/^[a-z]* /CONFIG_/')
+	fi
 	while read -r line; do
+		name=${line#"# "}
+		name=${name%%[= ]*}
+		if [ -n "$defined" ] && ! grep -q -x -F "$name" <<< "$defined"; then
+			undefined+=("$name")
+			continue
+		fi
 		case "$line" in
 		CONFIG_*=*)
 			grep -qxF "$line" "$BUILD/.config" || missing+=("$line")
 			;;
 		"# CONFIG_"*" is not set")
-			name=${line#"# "}
-			name=${name%" is not set"}
 			! grep -q "^$name=" "$BUILD/.config" || missing+=("$line")
 			;;
 		esac
-	done < <(config_fragments | xargs cat)
+	done < <(config_fragments | xargs cat | awk '
+		match($0, /^(# )?CONFIG_[A-Za-z0-9_]+/) {
+			name = substr($0, RSTART, RLENGTH); sub(/^# /, "", name)
+			if (!(name in last)) order[++n] = name
+			last[name] = $0
+		}
+		END { for (i = 1; i <= n; i++) print last[order[i]] }')
+	[ ${#undefined[@]} = 0 ] || say "    not defined in this tree, not checked: ${undefined[*]}"
 	if [ ${#missing[@]} -gt 0 ]; then
 		printf '    not in the final .config: %s\n' "${missing[@]}" >&2
 		die "$E_BUILD" "the config fragment asks for options Kconfig did not set" \
@@ -412,6 +468,32 @@ wait_for() { # wait_for PID SECONDS: true once PID has exited
 
 kernel_release() {
 	make -s -C "$TREE" O="$BUILD" LOCALVERSION= kernelrelease 2>/dev/null
+}
+
+# The kernel's mm selftests, built on the host against the build's UAPI
+# headers (the guest would need minutes under TCG), with the scripts
+# run_vmtests.sh calls.  A program that does not build is reported by
+# run_vmtests.sh as a failure, on every kernel that lacks it.
+build_mm_selftests() {
+	local log="$BUILD/mm-selftests.log" failed
+	say "    make -C tools/testing/selftests TARGETS=mm (log: $log)"
+	if ! make -k -C "$TREE/tools/testing/selftests" O="$BUILD" TARGETS=mm \
+		-j"$JOBS" > "$log" 2>&1; then
+		failed=$(sed -n 's|.*kselftest/mm/\([^] ]*\)\] Error.*|\1|p' "$log" | sort -u | tr '\n' ' ')
+		say "    did not build: ${failed:-see $log}"
+	fi
+	cp "$TREE/tools/testing/selftests/mm/"*.sh "$BUILD/kselftest/mm/"
+}
+
+# The guest's modprobe finds the build's modules (slub_kunit, test_vmalloc)
+# in BUILD/modroot, which guest-init/upstream.sh links into /lib/modules.
+install_modules() {
+	local log="$BUILD/modules_install.log"
+	if ! kernel_make INSTALL_MOD_PATH="$BUILD/modroot" modules_install > "$log" 2>&1; then
+		tail -n 20 "$log" | sed 's/^/    /' >&2
+		die "$E_BUILD" "make modules_install failed; log: $log"
+	fi
+	say "    modules of $(kernel_release) in $BUILD/modroot"
 }
 
 # The initramfs holds only busybox and guest-init/init: the guest's root
@@ -518,7 +600,7 @@ run_qemu() {
 	# shellcheck disable=SC2054 # commas belong to qemu's option syntax
 	args+=(-smp 2 -m 2G -nodefaults -no-reboot -display none -monitor none
 		-kernel "$kernel" -initrd "$INITRAMFS"
-		-append "console=ttyS0 loglevel=5 panic=-1 MMF_RESULTS=$RESULTS MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
+		-append "console=ttyS0 loglevel=5 printk.devkmsg=on panic=-1 MMF_RESULTS=$RESULTS MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
 		-chardev "stdio,id=console,signal=off,logfile=$RESULTS/console.log"
 		-serial chardev:console
 		-fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
@@ -555,12 +637,45 @@ show_guest_output() {
 	fi
 }
 
-# kernel_problems FILE...: the kernel log lines that fail a run.
+# The patterns of KERNEL_PROBLEMS_FILE as one extended regular expression.
+kernel_problem_ere() {
+	grep -v -e '^#' -e '^$' "$KERNEL_PROBLEMS_FILE" | paste -s -d '|'
+}
+
+# kernel_problems FILE...: the kernel log lines that fail a run.  Only
+# lines with the kernel's printk timestamp count, so that a test printing
+# "WARNING:" itself does not trip it.  Tests mark their windows in the log
+# ("mm-frozen: test begin NAME", "... end NAME"): a problem line in a
+# window names its test; a window may declare the report it provokes
+# ("mm-frozen: test expect COUNT ERE"), and then exactly COUNT lines
+# matching ERE are not problems, but any other count is one.
 kernel_problems() {
-	local f
+	local f ere
+	ere=$(kernel_problem_ere)
 	for f in "$@"; do
 		[ -f "$f" ] || continue
-		grep -a -E '^\[ *[0-9]+\.[0-9]+\] ' "$f" | grep -a -E "$KERNEL_PROBLEMS" || true
+		awk -v problems="$ere" '
+		function check_expected(where) {
+			if (want_ere != "" && seen != want)
+				printf "%s mm-frozen: test %s: expected %d kernel line(s) matching /%s/, saw %d%s\n", \
+					ts, test, want, want_ere, seen, where
+		}
+		{ sub(/\r$/, "") }
+		!match($0, /^\[ *[0-9]+\.[0-9]+\] /) { next }
+		{ ts = substr($0, 1, RLENGTH - 1); text = substr($0, RLENGTH + 1) }
+		text ~ /^mm-frozen: test begin / {
+			test = substr(text, 23); want_ere = ""; want = seen = 0; next
+		}
+		text ~ /^mm-frozen: test expect [0-9]+ / {
+			want_ere = substr(text, 24); want = want_ere + 0
+			sub(/^[0-9]+ /, "", want_ere); next
+		}
+		text ~ /^mm-frozen: test end / { check_expected(""); test = want_ere = ""; next }
+		text ~ problems {
+			if (want_ere != "" && text ~ want_ere) { seen++; next }
+			print $0 (test != "" ? "  [during test " test "]" : "")
+		}
+		END { check_expected(" (the log ends in the test)") }' "$f"
 	done | awk '!seen[$0]++'
 }
 
@@ -705,7 +820,8 @@ stages_to_kernel() {
 	if [ "$VARIANT" = baseline ]; then
 		prepare_baseline_tree
 	else
-		stage "Apply patches/ ($PATCHES)"
+		stage "Apply patches/ ($PATCHES)${DROPPED[*]:+, without ${DROPPED[*]}}"
+		prepare_series_tree
 		apply_patches
 	fi
 	stage "Place selftests/mm-frozen in the tree"
@@ -749,6 +865,74 @@ cmd_exec() {
 	exit "$status"
 }
 
+# The guest wrote upstream.tsv; one more result says whether the kernel
+# logged problems outside every suite's window.
+add_outside_result() {
+	local outside
+	outside=$(kernel_problems "$RESULTS/console.log" "$RESULTS/guest/dmesg.txt" |
+		awk 'index($0, "  [during test ") == 0 { n++ } END { print n + 0 }')
+	if [ "$outside" = 0 ]; then
+		printf '(kernel log outside the suites)\tpass\t\n'
+	else
+		printf '(kernel log outside the suites)\tfail\t%s problem line(s)\n' "$outside"
+	fi >> "$RESULTS/upstream.tsv"
+}
+
+cmd_upstream() {
+	local counts
+	prepare_results
+	exec > >(tee -a "$RESULTS/runner.log") 2>&1
+	say "mm-frozen: the kernel's own suites on $VARIANT, work $WORK, results $RESULTS"
+	stages_to_kernel
+	stage "Build the kernel's mm selftests, install the modules"
+	build_mm_selftests
+	install_modules
+	stage "Build the guest initramfs"
+	build_initramfs
+	stage "Boot the guest and run guest-init/upstream.sh ${SUITES[*]}"
+	boot_guest batch "$MMF_ROOT/guest-init/upstream.sh" "${SUITES[@]}"
+	stage "Read the results"
+	guest_status > /dev/null
+	add_outside_result
+	counts=$(cut -f2 "$RESULTS/upstream.tsv" | sort | uniq -c | awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }')
+	if grep -q -P '\tfail\t' "$RESULTS/upstream.tsv"; then
+		say "    failed:"
+		grep -P '\tfail\t' "$RESULTS/upstream.tsv" | sed 's/^/      /'
+	fi
+	say "$VARIANT upstream: $counts (results: $RESULTS/upstream.tsv)"
+	stage_end
+}
+
+# The upstream results of this variant and of the baseline, side by side.
+# A test that passes on the baseline and fails, or is missing, here is a
+# regression, and the exit status is 1; tests that fail on both are listed.
+cmd_upstream_compare() {
+	local mine="$WORK/results/$VARIANT-upstream/upstream.tsv"
+	local base="$WORK/results/baseline-upstream/upstream.tsv"
+	[ "$VARIANT" != baseline ] || die "$E_USAGE" "upstream-compare compares a patched variant with the baseline"
+	[ -f "$mine" ] || die "$E_USAGE" "no $mine: run runner.sh upstream first"
+	[ -f "$base" ] || die "$E_USAGE" "no $base: run runner.sh --baseline upstream first"
+	awk -F '\t' -v mine="$VARIANT" '
+	FNR == NR { base[$1] = $2; base_note[$1] = $3; order[++n] = $1; next }
+	{ here[$1] = $2; here_note[$1] = $3; if (!($1 in base)) order[++n] = $1 }
+	END {
+		printf "%-56s %-8s %-8s\n", "test", mine, "baseline"
+		for (i = 1; i <= n; i++) {
+			t = order[i]; h = (t in here) ? here[t] : "missing"
+			b = (t in base) ? base[t] : "missing"
+			mark = ""
+			if (b == "pass" && (h == "fail" || h == "missing")) { mark = "REGRESSION"; regressions++ }
+			else if (h == "fail" && b == "fail") { mark = "fails on both"; both++ }
+			else if (h != b) mark = "differs"
+			else if (here_note[t] != base_note[t])
+				mark = "subtests: " here_note[t] " | baseline " base_note[t]
+			printf "%-56s %-8s %-8s %s\n", t, h, b, mark
+		}
+		printf "\n%d tests: %d regression(s), %d failing on both\n", n, regressions, both
+		exit (regressions > 0)
+	}' "$base" "$mine"
+}
+
 cmd_shell() {
 	prepare_results
 	boot_guest shell true
@@ -778,7 +962,31 @@ ACCEL=${MMF_ACCEL:-auto}
 JOBS=$(nproc)
 NO_INSTALL=0
 GUEST_CMD=("${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}")
+TESTS=()
+SUITES=()
+DROP_ARGS=()
+DROPPED=()
 COMMAND=run
+
+# --drop PATCH...: each names one patch of the series, by file name or by
+# the number it starts with.  The variant is named after what it drops and
+# has its own worktree, branch, build and results.
+resolve_drops() {
+	local arg p matches suffix=
+	[ "$VARIANT" = patched ] || die "$E_USAGE" "--drop applies to the patched series, not to --variant $VARIANT"
+	[ -f "$PATCHES/series" ] || die "$E_PATCH" "no series file in $PATCHES"
+	for arg in "${DROP_ARGS[@]}"; do
+		mapfile -t matches < <(listed_patches | awk -v a="$arg" '$0 == a' | grep . ||
+			listed_patches | awk -v a="$arg" 'index($0, a) == 1')
+		[ ${#matches[@]} = 1 ] || die "$E_USAGE" "--drop $arg: ${#matches[@]} patches of $PATCHES/series match, not 1"
+		DROPPED+=("${matches[0]}")
+		p=${matches[0]%%-*}
+		suffix+="-$p"
+	done
+	VARIANT="drop$suffix"
+	TREE="$WORK/linux-$VARIANT"
+	BRANCH="$PATCHED_BRANCH-$VARIANT"
+}
 
 parse_args() {
 	while [ $# -gt 0 ]; do
@@ -793,8 +1001,11 @@ parse_args() {
 		--timeout) TIMEOUT=${2:?--timeout needs seconds}; shift ;;
 		--accel) ACCEL=${2:?--accel needs auto, tcg or kvm}; shift ;;
 		--jobs) JOBS=${2:?--jobs needs a number}; shift ;;
+		--drop) DROP_ARGS+=("${2:?--drop needs a patch of the series}"); shift ;;
+		--tests) read -r -a TESTS <<< "${2:?--tests needs test names}"; shift ;;
 		--no-install) NO_INSTALL=1 ;;
-		run|deps|kernel|initramfs|boot|shell|summary|clean) COMMAND=$1 ;;
+		run|deps|kernel|initramfs|boot|shell|summary|clean|upstream-compare) COMMAND=$1 ;;
+		upstream) COMMAND=upstream; shift; SUITES=("$@"); return ;;
 		exec) COMMAND="exec"; shift; [ "${1:-}" != -- ] || shift; ARGS=("$@"); return ;;
 		check-log) COMMAND="check-log"; shift; ARGS=("$@"); return ;;
 		*) usage >&2; die "$E_USAGE" "unknown argument: $1" ;;
@@ -817,14 +1028,18 @@ main() {
 	SRC_REPO="$WORK/linux"
 	BASELINE_TREE="$WORK/linux-baseline"
 	INITRAMFS="$WORK/initramfs.cpio.gz"
+	CONFIG_VARIANT=$VARIANT
+	BRANCH=$PATCHED_BRANCH
 	if [ "$VARIANT" = baseline ]; then
 		TREE=$BASELINE_TREE
 	else
 		TREE=$SRC_REPO
 	fi
+	[ ${#DROP_ARGS[@]} = 0 ] || resolve_drops
 	BUILD="$WORK/build/$VARIANT"
+	[ ${#TESTS[@]} = 0 ] || GUEST_CMD+=("${TESTS[@]}")
 	case "$COMMAND" in
-	exec|shell) RESULTS=${RESULTS:-$WORK/results/$VARIANT-$COMMAND} ;;
+	exec|shell|upstream) RESULTS=${RESULTS:-$WORK/results/$VARIANT-$COMMAND} ;;
 	*) RESULTS=${RESULTS:-$WORK/results/$VARIANT} ;;
 	esac
 
@@ -836,6 +1051,8 @@ main() {
 	boot) cmd_boot ;;
 	shell) cmd_shell ;;
 	exec) cmd_exec "${ARGS[@]}" ;;
+	upstream) cmd_upstream ;;
+	upstream-compare) cmd_upstream_compare ;;
 	check-log) cmd_check_log "${ARGS[@]}" ;;
 	summary) print_summary ;;
 	clean) rm -rf "$WORK"; say "removed $WORK" ;;
