@@ -8,11 +8,12 @@ RUNNER := ./runner.sh
 RUNNER_FLAGS ?=
 
 SHELL_SCRIPTS := runner.sh .ci/run guest-init/init guest-init/stage2.sh \
-	guest-init/tests.sh $(wildcard selftests/mm-frozen/*.sh) \
+	guest-init/tests.sh guest-init/upstream.sh \
+	$(wildcard selftests/mm-frozen/*.sh) \
 	$(wildcard tests/*.sh tests/host/*.sh tracing/*.sh)
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
-	shellcheck host-tests
+	shellcheck host-tests upstream caught
 
 all: run
 
@@ -26,11 +27,16 @@ help:
 	@echo '  make initramfs    build the guest initramfs'
 	@echo '  make boot         boot the built kernel and run the tests'
 	@echo '  make shell        boot the built kernel to an interactive shell'
+	@echo '  make upstream     the kernel'"'"'s own slab and mm suites, patched'
+	@echo '                    and baseline side by side'
+	@echo '  make caught       the hazard tests on the series without its'
+	@echo '                    slab refcount fix: each must fail'
 	@echo '  make shellcheck   shellcheck every script'
 	@echo '  make host-tests   the harness'"'"'s own tests (tests/host/)'
 	@echo '  make clean        remove the work directory (see runner.sh --help)'
 	@echo 'Options go to runner.sh through RUNNER_FLAGS, e.g.'
 	@echo '  make run RUNNER_FLAGS="--work /tmp/mmf --timeout 1800"'
+	@echo '  make run RUNNER_FLAGS="--drop 0014 --tests frozen_hazard_test"'
 
 run:
 	$(RUNNER) $(RUNNER_FLAGS)
@@ -43,6 +49,12 @@ kernel initramfs boot shell clean:
 
 check:
 	tests/check.sh $(RUNNER_FLAGS)
+
+upstream:
+	tests/upstream-suites.sh $(RUNNER_FLAGS)
+
+caught:
+	tests/expect-caught.sh $(RUNNER_FLAGS)
 
 shellcheck:
 	shellcheck $(SHELL_SCRIPTS)

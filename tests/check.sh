@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh - the mm-frozen test suite ("make check"): shellcheck over every
-# script, the harness's host-side tests, the full run on the patched kernel
-# and the run on the unpatched baseline, where the slab check must fail.
-# Each step is one result; the last line sums them up.  Options are
-# passed to every runner.sh call.
+# script, the harness's host-side tests, the full run on the patched kernel,
+# the run on the unpatched baseline, where the slab check must fail, the
+# hazard tests on the series without its slab refcount fix, where they must
+# fail, and the kernel's own slab and mm suites on both kernels, where the
+# patched one must not lose a test the baseline passes.  Each step is one
+# result; the last line sums them up.  Options are passed to every
+# runner.sh call.
 #
 # Usage: tests/check.sh [RUNNER-OPTIONS...]
 
@@ -35,6 +38,8 @@ step shellcheck make -s shellcheck
 step host-tests tests/host/run.sh
 step patched ./runner.sh "$@"
 step baseline-fails-slab-check tests/expect-baseline.sh "$@"
+step hazards-caught-without-fix tests/expect-caught.sh "$@"
+step upstream-suites tests/upstream-suites.sh "$@"
 
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"
 echo "check: $passed passed, $failed failed"

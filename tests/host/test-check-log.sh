@@ -34,4 +34,41 @@ expect_problem oops '[    2.000000] Oops: general protection fault, probably for
 expect_problem warning '[    2.000000] WARNING: CPU: 1 PID: 77 at mm/page_alloc.c:4321 free_frozen_pages+0x1/0x2'
 expect_problem refcount '[    2.000000] refcount_t: underflow; use-after-free.'
 expect_problem badpage '[    2.000000] BUG: Bad page state in process swapper  pfn:01234'
-echo "check-log: 6 kinds of kernel problem found, user-space text ignored"
+expect_problem slub '[    2.000000] BUG kmalloc-64 (Not tainted): Left Redzone overwritten'
+expect_problem detector '[    2.000000] frozen_pages: bad refcount at slab free: pfn:0x1234 order:1 refcount:1 expected:0 cache:dentry'
+
+# Test windows: a report a test declares is accepted inside its window,
+# exactly as many times as declared; any other problem names the test.
+window() { # window EXPECT-COUNT LINE...: a test window around LINEs
+	local count=$1
+	shift
+	clean_log
+	echo '[    5.000000] mm-frozen: test begin slab_page.get_page_warns_once'
+	echo "[    5.000001] mm-frozen: test expect $count WARNING: .* at [^ ]*include/linux/mm\.h:[0-9]+ "
+	printf '%s\n' "$@"
+	echo '[    5.900000] mm-frozen: test end slab_page.get_page_warns_once'
+}
+warn='[    5.100000] WARNING: CPU: 0 PID: 9 at include/linux/mm.h:1461 hz_get_put_page+0x1/0x2 [mm_frozen_cases]'
+
+window 1 "$warn" > "$TMP/declared.log"
+run_runner check-log "$TMP/declared.log"
+expect_status 0
+
+window 2 "$warn" > "$TMP/too-few.log"
+run_runner check-log "$TMP/too-few.log"
+expect_status 7
+expect_output 'test slab_page.get_page_warns_once: expected 2 kernel line\(s\) matching .*, saw 1'
+
+window 1 "$warn" '[    5.200000] kernel BUG at mm/slub.c:1!' > "$TMP/other.log"
+run_runner check-log "$TMP/other.log"
+expect_status 7
+expect_text 'kernel BUG at mm/slub.c:1!  [during test slab_page.get_page_warns_once]'
+if grep -q -F 'WARNING: CPU: 0' "$TMP/out"; then
+	fail "the declared warning was reported"
+fi
+
+{ window 1 "$warn"; echo "${warn/5.1/6.1}"; } > "$TMP/outside.log"
+run_runner check-log "$TMP/outside.log"
+expect_status 7
+expect_text "${warn/5.1/6.1}"
+echo "check-log: 8 kinds of kernel problem found, user-space text ignored, test windows honoured"

@@ -18,6 +18,14 @@ run_runner --timeout soon boot
 expect_status 2
 expect_output 'timeout needs a number'
 
+run_runner --drop 9999 kernel
+expect_status 2
+expect_output 'drop 9999: 0 patches of .* match, not 1'
+
+run_runner --baseline --drop 0014 kernel
+expect_status 2
+expect_output 'drop applies to the patched series'
+
 # A directory that runner.sh did not create is never emptied.
 mkdir "$TMP/precious"
 echo keep > "$TMP/precious/file"
