@@ -17,10 +17,12 @@ readonly BASE_TAG=mm-frozen-base
 readonly PATCHED_BRANCH=mm-frozen
 readonly GIT_IDENT=(-c user.name=mm-frozen-runner -c user.email=mm-frozen@localhost)
 
+# The last line: what some of the kernel's mm selftests link with.
 readonly REQUIRED_PACKAGES=(
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
 	libtraceevent-dev libtracefs-dev shellcheck ccache jq
+	libnuma-dev libcap-dev
 )
 
 # Exit codes, also listed in --help.

@@ -21,7 +21,6 @@
  * one page per injected failure.
  */
 
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,20 +58,21 @@ struct fpa_saved {
 	char value[NR_FPA_ATTRS][32];
 };
 
+/* The number a file DIR/ATTR of sysfs or debugfs begins with; -1 if none. */
+static long long file_value(const char *dir, const char *attr)
+{
+	char path[PATH_MAX], buf[64];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, attr);
+	return read_file(path, buf, sizeof(buf)) ? -1 : strtoll(buf, NULL, 0);
+}
+
 static int fpa_write(const char *attr, const char *value)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "/%s", attr);
 	return write_file(path, value);
-}
-
-static long long fpa_read(const char *attr)
-{
-	char path[PATH_MAX], buf[32];
-
-	snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "/%s", attr);
-	return read_file(path, buf, sizeof(buf)) ? -1 : strtoll(buf, NULL, 0);
 }
 
 static bool fpa_save(struct fpa_saved *s)
@@ -124,14 +124,6 @@ static long long free_pages_now(void)
 			sum += n;
 	fclose(f);
 	return sum;
-}
-
-static long long sysfs_value(const char *dir, const char *attr)
-{
-	char path[PATH_MAX], buf[64];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, attr);
-	return read_file(path, buf, sizeof(buf)) ? -1 : strtoll(buf, NULL, 0);
 }
 
 /* Live slabs by the knob's counts: allocated minus freed, every way. */
@@ -186,14 +178,15 @@ FIXTURE_SETUP(fault)
 	have_knob = !read_file(KNOB, self->knob_saved, sizeof(self->knob_saved));
 	if (!have_knob && strcmp(variant->knob, "1"))
 		SKIP(return, "no %s: slab pages are allocated only one way here", KNOB);
+	ASSERT_LT(0, file_value(CHURN_CACHE, "order"))
+		TH_LOG("the churn cache's slabs must have a fallback order below theirs");
+	ASSERT_TRUE(fpa_save(&self->fpa));
+	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
+	/* Last: the teardown, which puts things back, runs only after this. */
 	if (have_knob)
 		ASSERT_EQ(0, write_file(KNOB, variant->knob));
-	ASSERT_TRUE(fpa_save(&self->fpa));
 	self->fpa_saved = true;
 	ASSERT_EQ(0, fpa_reach_slab());
-	ASSERT_LT(0, sysfs_value(CHURN_CACHE, "order"))
-		TH_LOG("the churn cache's slabs must have a fallback order below theirs");
-	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
 }
 
 FIXTURE_TEARDOWN(fault)
@@ -217,10 +210,11 @@ TEST_F(fault, fail_page_alloc_during_churn)
 	struct case_env *env = &self->env;
 	long long times, injected, free_before, live_before, ret;
 	bool have_knob = self->knob_saved[0];
+	char value[32];
 
 	times = FPA_TIMES;
-	snprintf(self->why, sizeof(self->why), "%lld", times);
-	ASSERT_EQ(0, fpa_write("times", self->why));
+	snprintf(value, sizeof(value), "%lld", times);
+	ASSERT_EQ(0, fpa_write("times", value));
 	ASSERT_EQ(0, fpa_write("interval", "1"));
 	live_before = have_knob ? live_slabs() : 0;
 	free_before = free_pages_now();
@@ -232,7 +226,7 @@ TEST_F(fault, fail_page_alloc_during_churn)
 	fpa_write("probability", "0");
 	ASSERT_EQ(0, ret);
 
-	injected = times - fpa_read("times");
+	injected = times - file_value(FAIL_PAGE_ALLOC, "times");
 	ksft_print_msg("fail_page_alloc injected %lld failures\n", injected);
 	EXPECT_LE(MIN_INJECTED, injected);
 	EXPECT_EQ(injected, res(env, "slabs_of_order_0") + 2 * res(env, "failed"))
@@ -240,8 +234,8 @@ TEST_F(fault, fail_page_alloc_during_churn)
 	EXPECT_LT(0, res(env, "failed"));
 
 	/* Every slab of the cache went back. */
-	EXPECT_EQ(0, sysfs_value(CHURN_CACHE, "slabs"));
-	EXPECT_EQ(0, sysfs_value(CHURN_CACHE, "objects"));
+	EXPECT_EQ(0, file_value(CHURN_CACHE, "slabs"));
+	EXPECT_EQ(0, file_value(CHURN_CACHE, "objects"));
 	ksft_print_msg("free pages %+lld, live slabs %+lld over the run\n",
 		       free_pages_now() - free_before,
 		       have_knob ? live_slabs() - live_before : 0);
@@ -299,9 +293,9 @@ TEST_F(fault, fail_nth_first_slab_page)
 	one_alloc_with_fail_nth(_metadata, env, "2", &nth_after);
 	EXPECT_EQ(1, nth_after) TH_LOG("a second fault injection point was reached");
 	EXPECT_EQ(1, res(env, "allocated"));
-	EXPECT_EQ(sysfs_value(CHURN_CACHE, "order"), res(env, "slab_order"));
+	EXPECT_EQ(file_value(CHURN_CACHE, "order"), res(env, "slab_order"));
 
-	EXPECT_EQ(0, sysfs_value(CHURN_CACHE, "slabs"));
+	EXPECT_EQ(0, file_value(CHURN_CACHE, "slabs"));
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
 }
 
@@ -409,7 +403,7 @@ TEST_F(memcg, charge_failure_frees_frozen)
 	snprintf(value, sizeof(value), "%d", getpid());
 	ASSERT_EQ(0, write_file(CGROUP "/cgroup.procs", value));
 	self->in_cgroup = true;
-	current = sysfs_value(CGROUP, "memory.current");
+	current = file_value(CGROUP, "memory.current");
 	ASSERT_LE(0, current);
 	snprintf(value, sizeof(value), "%lld", current + CHARGE_ROOM_KB * 1024);
 	ASSERT_EQ(0, write_file(CGROUP "/memory.max", value));

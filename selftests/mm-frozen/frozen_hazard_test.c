@@ -20,7 +20,6 @@
  * remaining reference.
  */
 
-#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,8 +298,8 @@ FIXTURE_SETUP(detector)
 		SKIP(return, "no %s: kernel without CONFIG_DEBUG_FROZEN_PAGES", KNOB);
 	ASSERT_LE(0, stat_value("free_bad_refcount"))
 		TH_LOG("%s has no free_bad_refcount: the knob does not detect", KNOB_STATS);
-	ASSERT_EQ(0, write_file(KNOB, variant->knob));
 	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
+	ASSERT_EQ(0, write_file(KNOB, variant->knob));
 }
 
 FIXTURE_TEARDOWN(detector)

@@ -111,15 +111,19 @@ static inline int load_test_module(const char *name, bool *loaded,
 	return 0;
 }
 
-/* One "name value" line of a case's result, as a number; -1 if missing. */
+/* The value of a "name value" line of @result; -1 if there is none. */
 static inline long long result_value(const char *result, const char *name)
 {
 	size_t len = strlen(name);
-	const char *p;
+	const char *p = result;
 
-	for (p = result; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+	while (p && *p) {
 		if (!strncmp(p, name, len) && p[len] == ' ')
 			return strtoll(p + len + 1, NULL, 0);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
 	return -1;
 }
 

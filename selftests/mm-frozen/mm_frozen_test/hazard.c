@@ -62,10 +62,10 @@ static bool hz_intact(const void *obj, size_t len)
 
 /*
  * Gets the pages of @obj from an ITER_BVEC with iov_iter_get_pages2(),
- * chunk by chunk, and releases each chunk with put_page(), as
- * skb_splice_from_iter() and the other callers do.  Reports the highest
- * and lowest refcount seen on those pages after the gets and after the
- * puts.
+ * chunk by chunk, and releases each chunk with put_page(), as TLS does
+ * through sk_msg_zerocopy_from_iter() and sk_msg_free() (the nvme-tcp
+ * crash).  Reports the highest and lowest refcount seen on those pages
+ * after the gets and after the puts.
  */
 static int hz_bvec_get_pages(struct mfc_result *r, void *obj, size_t len)
 {
