@@ -80,7 +80,7 @@ Options:
                       repeated; own worktree, build and results, named
                       drop-NUMBER
   --timeout SEC       kill the guest after SEC seconds [\$MMF_TIMEOUT,
-                      default 1200]
+                      default 1200; upstream 2400]
   --accel MODE        auto, tcg or kvm [\$MMF_ACCEL, default auto: KVM
                       only if a probe boot under KVM finishes, else TCG]
   --jobs N            parallel build jobs [default: nproc]
@@ -959,7 +959,7 @@ VARIANT=patched
 WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen}
 RESULTS=${MMF_RESULTS:-}
 PATCHES=${MMF_PATCHES:-$MMF_ROOT/patches}
-TIMEOUT=${MMF_TIMEOUT:-1200}
+TIMEOUT=${MMF_TIMEOUT:-}
 ACCEL=${MMF_ACCEL:-auto}
 JOBS=$(nproc)
 NO_INSTALL=0
@@ -1022,6 +1022,8 @@ main() {
 	parse_args "$@"
 	case "$ACCEL" in auto|tcg|kvm) ;; *) die "$E_USAGE" "--accel must be auto, tcg or kvm" ;; esac
 	case "$VARIANT" in patched|baseline|noknob) ;; *) die "$E_USAGE" "--variant must be patched, baseline or noknob" ;; esac
+	# The kernel's own suites take about twice as long as ours.
+	if [ "$COMMAND" = upstream ]; then : "${TIMEOUT:=2400}"; else : "${TIMEOUT:=1200}"; fi
 	[[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "$E_USAGE" "--timeout needs a number of seconds"
 	[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--jobs needs a positive number"
 	case "$WORK" in /*) ;; *) WORK="$PWD/$WORK" ;; esac
