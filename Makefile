@@ -13,7 +13,7 @@ SHELL_SCRIPTS := runner.sh .ci/run guest-init/init guest-init/stage2.sh \
 	$(wildcard tests/*.sh tests/host/*.sh tracing/*.sh)
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
-	shellcheck host-tests upstream caught
+	check-full shellcheck host-tests upstream caught
 
 all: run
 
@@ -21,7 +21,10 @@ help:
 	@echo 'mm-frozen targets:'
 	@echo '  make / make run   apply patches/, build, boot the guest, run the tests'
 	@echo '  make check        the test suite: shellcheck, host tests, patched'
-	@echo '                    and baseline guest runs'
+	@echo '                    and baseline guest runs, hazards without the'
+	@echo '                    fix, the kernel'"'"'s own suites (what CI runs)'
+	@echo '  make check-full   the same with the slow upstream suites (thp,'
+	@echo '                    userfaultfd): about 7 minutes more'
 	@echo '  make baseline     the same run on the unpatched kernel'
 	@echo '  make kernel       stages up to the kernel build'
 	@echo '  make initramfs    build the guest initramfs'
@@ -49,6 +52,9 @@ kernel initramfs boot shell clean:
 
 check:
 	tests/check.sh $(RUNNER_FLAGS)
+
+check-full:
+	MMF_UPSTREAM=full tests/check.sh $(RUNNER_FLAGS)
 
 upstream:
 	tests/upstream-suites.sh $(RUNNER_FLAGS)

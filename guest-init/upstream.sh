@@ -12,7 +12,8 @@
 #   mm:CATEGORY       tools/testing/selftests/mm/run_vmtests.sh -t CATEGORY,
 #                     built on the host in $MMF_BUILD/kselftest/mm
 #
-# Default: every suite of UPSTREAM_SUITES.  Each suite runs in a kernel log
+# Default: every suite of UPSTREAM_SUITES; "full" adds SLOW_SUITES.  Each
+# suite runs in a kernel log
 # window of its own (see selftests/mm-frozen/mm_frozen.h) under a timeout,
 # and gets one more result: whether the kernel logged a problem meanwhile,
 # but for the reports a suite makes on purpose (EXPECTED_REPORTS).  A
@@ -26,13 +27,15 @@ set -u
 : "${MMF_RESULTS:?not set: run through runner.sh}"
 
 # The mm categories that go through what the series changed and finish
-# under TCG in about five minutes together (README: the kernel's own
-# suites).  Not here: migration (needs three CPUs and two nodes),
-# userfaultfd (a minute and a half, away from page allocation), hugevm and
+# under TCG in about three and a half minutes together (README: the
+# kernel's own suites).  SLOW_SUITES take three more: thp (split and
+# stress; cow covers THP allocation and freeing) and userfaultfd.  Not
+# run: migration (its threads need three CPUs, and two nodes), hugevm and
 # pkey (hardware), hmm and memfd_secret (config).
 UPSTREAM_SUITES="kunit:slub_test mm:compaction mm:hugetlb mm:gup_test mm:cow
-mm:ksm mm:thp mm:vmalloc mm:mmap mm:mremap mm:mlock mm:madv_populate
-mm:mkdirty mm:soft_dirty mm:pagemap"
+mm:ksm mm:vmalloc mm:mmap mm:mremap mm:mlock mm:madv_populate mm:mkdirty
+mm:soft_dirty mm:pagemap"
+SLOW_SUITES="mm:thp mm:userfaultfd"
 
 # Reports that a suite makes on purpose: "COUNT ERE", declared in its
 # window.  gup_test -ct -F 0x1 0 19 0x1000 dumps those three pages.
@@ -146,8 +149,12 @@ mkdir -p /lib/modules
 ln -sfn "$MMF_BUILD/modroot/lib/modules/$(uname -r)" "/lib/modules/$(uname -r)"
 mkdir -p "$LOG"
 : > "$TSV"
-# shellcheck disable=SC2206 # one suite per word
-suites=(${*:-$UPSTREAM_SUITES})
+# shellcheck disable=SC2086 # one suite per word
+case "${*:-}" in
+"") set -- $UPSTREAM_SUITES ;;
+full) set -- $UPSTREAM_SUITES $SLOW_SUITES ;;
+esac
+suites=("$@")
 echo "TAP version 13"
 for suite in "${suites[@]}"; do
 	case "$suite" in

@@ -7,12 +7,14 @@
 # fail on both are listed with the rest.
 #
 # Usage: tests/upstream-suites.sh [RUNNER-OPTIONS...]
+#   MMF_UPSTREAM=full adds the slow suites (make check-full).
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
 for variant in patched baseline; do
-	./runner.sh --variant "$variant" "$@" upstream || {
+	# shellcheck disable=SC2086 # empty, or the one word "full"
+	./runner.sh --variant "$variant" "$@" upstream ${MMF_UPSTREAM:-} || {
 		echo "upstream-suites: runner.sh --variant $variant upstream failed"
 		exit 1
 	}
