@@ -916,14 +916,17 @@ cmd_upstream_compare() {
 	[ -f "$base" ] || die "$E_USAGE" "no $base: run runner.sh --baseline upstream first"
 	awk -F '\t' -v mine="$VARIANT" '
 	FNR == NR { base[$1] = $2; base_note[$1] = $3; order[++n] = $1; next }
-	{ here[$1] = $2; here_note[$1] = $3; if (!($1 in base)) order[++n] = $1 }
+	{ here[$1] = $2; here_note[$1] = $3; ran[suite($1)] = 1; if (!($1 in base)) order[++n] = $1 }
+	# SUITE of SUITE:TEST; a suite that did not run here is not a regression
+	function suite(t) { return match(t, /^[^:]+:[^:]+:/) ? substr(t, 1, RLENGTH - 1) : t }
 	END {
 		printf "%-56s %-8s %-8s\n", "test", mine, "baseline"
 		for (i = 1; i <= n; i++) {
 			t = order[i]; h = (t in here) ? here[t] : "missing"
 			b = (t in base) ? base[t] : "missing"
 			mark = ""
-			if (b == "pass" && (h == "fail" || h == "missing")) { mark = "REGRESSION"; regressions++ }
+			if (h == "missing" && !(suite(t) in ran)) { h = "not-run"; mark = "suite not run here" }
+			else if (b == "pass" && (h == "fail" || h == "missing")) { mark = "REGRESSION"; regressions++ }
 			else if (h == "fail" && b == "fail") { mark = "fails on both"; both++ }
 			else if (h != b) mark = "differs"
 			else if (here_note[t] != base_note[t])
