@@ -13,7 +13,8 @@ SHELL_SCRIPTS := runner.sh .ci/run guest-init/init guest-init/stage2.sh \
 	$(wildcard tests/*.sh tests/host/*.sh tracing/*.sh)
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
-	check-full shellcheck host-tests upstream caught
+	check-full shellcheck host-tests upstream caught series series-check \
+	matrix
 
 all: run
 
@@ -24,7 +25,8 @@ help:
 	@echo '                    and baseline guest runs, hazards without the'
 	@echo '                    fix, the kernel'"'"'s own suites (what CI runs)'
 	@echo '  make check-full   the same with the slow upstream suites (thp,'
-	@echo '                    userfaultfd): about 7 minutes more'
+	@echo '                    userfaultfd) and the bisect build of every'
+	@echo '                    commit of the series: about 30 minutes more'
 	@echo '  make baseline     the same run on the unpatched kernel'
 	@echo '  make kernel       stages up to the kernel build'
 	@echo '  make initramfs    build the guest initramfs'
@@ -34,12 +36,17 @@ help:
 	@echo '                    and baseline side by side'
 	@echo '  make caught       the hazard tests on the series without its'
 	@echo '                    slab refcount fix: each must fail'
+	@echo '  make series       the series check: apply status, checkpatch and'
+	@echo '                    build of each patch, then the run on the tip'
+	@echo '  make series-check the series check on trees with a known verdict'
+	@echo '  make matrix       the series check on each of SOURCES, one table'
 	@echo '  make shellcheck   shellcheck every script'
 	@echo '  make host-tests   the harness'"'"'s own tests (tests/host/)'
 	@echo '  make clean        remove the work directory (see runner.sh --help)'
 	@echo 'Options go to runner.sh through RUNNER_FLAGS, e.g.'
 	@echo '  make run RUNNER_FLAGS="--work /tmp/mmf --timeout 1800"'
 	@echo '  make run RUNNER_FLAGS="--drop 0014 --tests frozen_hazard_test"'
+	@echo '  make series RUNNER_FLAGS="--source linux-source-6.12=6.12.107-1~deb12u1"'
 
 run:
 	$(RUNNER) $(RUNNER_FLAGS)
@@ -54,7 +61,18 @@ check:
 	tests/check.sh $(RUNNER_FLAGS)
 
 check-full:
-	MMF_UPSTREAM=full tests/check.sh $(RUNNER_FLAGS)
+	MMF_UPSTREAM=full MMF_SERIES_BISECT=1 tests/check.sh $(RUNNER_FLAGS)
+
+series:
+	$(RUNNER) $(RUNNER_FLAGS) series
+
+series-check:
+	tests/expect-series.sh $(RUNNER_FLAGS)
+
+# make matrix SOURCES="installed linux-source-6.12=6.12.107-1~deb12u1 linux-source-6.1"
+SOURCES ?= installed
+matrix:
+	$(RUNNER) $(RUNNER_FLAGS) matrix $(SOURCES)
 
 upstream:
 	tests/upstream-suites.sh $(RUNNER_FLAGS)

@@ -22,12 +22,12 @@ readonly REQUIRED_PACKAGES=(
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
 	libtraceevent-dev libtracefs-dev shellcheck ccache jq
-	libnuma-dev libcap-dev
+	libnuma-dev libcap-dev patch
 )
 
 # Exit codes, also listed in --help.
 readonly E_TESTS=1 E_USAGE=2 E_PACKAGES=3 E_PATCH=4 E_BUILD=5 E_HANG=6
-readonly E_KERNEL=7
+readonly E_KERNEL=7 E_SERIES=8
 
 # Kernel log lines that fail a run: one extended regular expression a line,
 # shared with the tests (selftests/mm-frozen/mm_frozen.h).
@@ -55,12 +55,25 @@ Commands:
                  results in WORK/results/VARIANT-upstream/upstream.tsv
   upstream-compare  those results beside the baseline's; exit 1 if a
                  test passes on the baseline and fails or is missing here
+  series         the series check: how each patch applies (applies,
+                 3-way, in-tree, conflict), checkpatch.pl --strict on
+                 each, every commit built with the warnings it adds, a
+                 table and series.json; then the usual run on the tip
+  matrix SPEC..  the series check on each source, then one table
   summary        the table of pages and refcount atomics per path,
                  patched vs baseline, from the last runs' counts.json
   check-log FILE scan a console or dmesg log for kernel problems
   clean          remove the work directory (sources, builds, results)
 
 Options:
+  --source SPEC       the tree to apply the series to [default:
+                      "installed", the installed $SOURCE_PACKAGE]: linux-source-X[=VERSION]
+                      (apt-get download, never installed), a tarball, or
+                      PATH@REF of a git repository (a shared clone; the
+                      repository is not written to); trees, builds and
+                      results of its own in WORK/sources/NAME
+  --no-bisect         series: build only the tip, not every commit
+  --no-test           series: stop after the table, no guest run
   --baseline          use the unpatched tree (own source worktree and
                       build directory); same as --variant baseline
   --variant NAME      patched (default), baseline, or noknob: patched
@@ -89,7 +102,8 @@ Options:
 
 Exit status: 0 all tests passed; $E_TESTS a test failed; $E_USAGE usage error;
 $E_PACKAGES missing packages; $E_PATCH a patch does not apply; $E_BUILD configure or build
-failure; $E_HANG guest timeout; $E_KERNEL kernel panic/Oops/BUG/WARNING in the guest.
+failure; $E_HANG guest timeout; $E_KERNEL kernel panic/Oops/BUG/WARNING in the guest;
+$E_SERIES a patch adds compiler warnings or checkpatch errors.
 EOF
 }
 
@@ -163,60 +177,176 @@ check_packages() {
 	fi
 }
 
-source_version() {
-	dpkg-query -W -f='${Version}' "$SOURCE_PACKAGE"
+# ---------------------------------------------------------------- sources
+
+# --source SPEC names the tree the series goes on: none or "installed" for
+# the installed $SOURCE_PACKAGE; PACKAGE[=VERSION] for a Debian linux-source package,
+# fetched with apt-get download and unpacked, never installed; the path of
+# a source tarball; or PATH@REF for a commit of a local git repository.
+# Each source other than the installed one has a directory of its own,
+# WORK/sources/NAME, for its trees, builds and results.
+resolve_source() {
+	local spec=$SOURCE_SPEC name
+	case "$spec" in
+	''|installed)
+		SOURCE_KIND=installed
+		SRC_WORK=$WORK
+		return
+		;;
+	linux-source-*)
+		SOURCE_KIND=deb
+		DEB_PACKAGE=${spec%%=*}
+		DEB_VERSION=${spec#*=}
+		if [ "$DEB_VERSION" = "$spec" ]; then
+			DEB_VERSION=$(apt-cache policy "$DEB_PACKAGE" 2>/dev/null |
+				awk '$1 == "Candidate:" { print $2 }')
+		fi
+		case "$DEB_VERSION" in
+		''|'(none)') die "$E_USAGE" "--source $spec: apt knows no version of $DEB_PACKAGE" ;;
+		esac
+		apt-cache madison "$DEB_PACKAGE" | awk -F ' *[|] *' -v v="$DEB_VERSION" '$2 == v { found = 1 } END { exit !found }' ||
+			die "$E_USAGE" "--source $spec: apt knows no version $DEB_VERSION of" \
+				"$DEB_PACKAGE (apt-cache madison $DEB_PACKAGE lists them)"
+		name="${DEB_PACKAGE}_$DEB_VERSION"
+		;;
+	*@*)
+		[ -d "${spec%@*}" ] || die "$E_USAGE" "--source $spec: ${spec%@*} is not a directory"
+		SOURCE_KIND=git
+		GIT_PATH=$(cd "${spec%@*}" && pwd)
+		GIT_REF=${spec##*@}
+		GIT_COMMIT=$(git -C "$GIT_PATH" rev-parse -q --verify "$GIT_REF^{commit}") ||
+			die "$E_USAGE" "--source $spec: $GIT_REF is not a commit of $GIT_PATH"
+		name="git-$(basename "$GIT_PATH")-$GIT_REF"
+		;;
+	*)
+		[ -f "$spec" ] || die "$E_USAGE" "--source $spec: not a linux-source package," \
+			"a tarball or PATH@REF of a git repository"
+		SOURCE_KIND=tarball
+		TARBALL=$(realpath "$spec")
+		name=$(basename "$TARBALL")
+		name=${name%.tar*}
+		;;
+	esac
+	SRC_WORK="$WORK/sources/$(printf '%s' "$name" | tr -c 'A-Za-z0-9._+-' '_')"
 }
 
-# The pristine tree, as a git repository whose first commit is tagged
-# $BASE_TAG.  Recreated when apt has installed another linux-source.
+# What the base commit's tag records: a source whose id changed (apt
+# installed another linux-source, the tarball or the ref moved) is
+# unpacked again.
+source_id() {
+	case "$SOURCE_KIND" in
+	installed) printf '%s %s\n' "$SOURCE_PACKAGE" "$(dpkg-query -W -f='${Version}' "$SOURCE_PACKAGE")" ;;
+	deb) printf '%s %s\n' "$DEB_PACKAGE" "$DEB_VERSION" ;;
+	tarball) printf 'tarball %s %s\n' "$TARBALL" "$(stat -c '%s %Y' "$TARBALL")" ;;
+	git) printf 'git %s %s\n' "$GIT_PATH" "$GIT_COMMIT" ;;
+	esac
+}
+
+source_label() {
+	if [ "$SOURCE_KIND" = installed ]; then
+		printf '%s (installed)\n' "$SOURCE_PACKAGE"
+	else
+		printf '%s\n' "$SOURCE_SPEC"
+	fi
+}
+
+# fetch_deb: sets TARBALL to the kernel tarball of the package, which is
+# downloaded into WORK/downloads (and kept there) and unpacked beside it.
+fetch_deb() {
+	local dir="$WORK/downloads" deb
+	deb="$dir/${DEB_PACKAGE}_${DEB_VERSION//:/%3a}_all.deb"
+	mkdir -p "$dir"
+	if [ ! -f "$deb" ]; then
+		say "    apt-get download $DEB_PACKAGE=$DEB_VERSION (log: $dir/download.log)"
+		if ! (cd "$dir" && apt-get download "$DEB_PACKAGE=$DEB_VERSION") > "$dir/download.log" 2>&1; then
+			tail -n 5 "$dir/download.log" >&2
+			die "$E_PACKAGES" "apt-get download $DEB_PACKAGE=$DEB_VERSION failed"
+		fi
+	fi
+	rm -rf "$dir/unpacked"
+	dpkg-deb -x "$deb" "$dir/unpacked"
+	TARBALL=$(find "$dir/unpacked/usr/src" -maxdepth 1 -name 'linux-source-*.tar.*' | head -n 1)
+	[ -n "$TARBALL" ] || die "$E_PACKAGES" "$deb holds no linux-source tarball"
+}
+
+# import_tarball DIR: the tarball's tree as the first commit of a new git
+# repository in DIR.
+import_tarball() {
+	[ -r "$TARBALL" ] || die "$E_PACKAGES" "$TARBALL not found"
+	say "    unpacking $TARBALL"
+	tar -xf "$TARBALL" -C "$1" --strip-components=1
+	# Debian's tarball ships a .gitignore that ignores the whole top
+	# level: force the add so the base commit holds every file.
+	git -C "$1" init -q -b "$BASE_TAG-branch"
+	git -C "$1" add -f -A .
+	git -C "$1" "${GIT_IDENT[@]}" commit -q -m "$(source_id) (pristine)"
+}
+
+# import_git DIR: a clone of the user's repository that borrows its
+# objects (git clone --shared) and writes nothing to it.
+import_git() {
+	say "    git clone --shared $GIT_PATH, checkout $GIT_REF ($GIT_COMMIT)"
+	git clone -q --shared --no-checkout --no-tags "$GIT_PATH" "$1"
+	git -C "$1" checkout -q --detach "$GIT_COMMIT"
+}
+
+# The pristine tree, as a git repository whose base commit is tagged
+# $BASE_TAG with the source's id.  A 3-way merge of a patch needs the
+# blobs it was made on: a source other than the installed one borrows the
+# installed source's objects, when they are there.
 prepare_source() {
-	local version tmp
-	version=$(source_version)
+	local id tmp default_objects="$WORK/linux/.git/objects"
+	id=$(source_id)
 	if [ -d "$SRC_REPO/.git" ] &&
-	   [ "$(git -C "$SRC_REPO" tag -l --format='%(contents:subject)' "$BASE_TAG")" = "$SOURCE_PACKAGE $version" ]; then
-		say "    $SRC_REPO: $SOURCE_PACKAGE $version (already unpacked)"
+	   [ "$(git -C "$SRC_REPO" tag -l --format='%(contents:subject)' "$BASE_TAG")" = "$id" ]; then
+		say "    $SRC_REPO: $id (already unpacked)"
 		return
 	fi
 	if [ -e "$SRC_REPO" ]; then
-		say "    $SRC_REPO holds another source version: replacing it"
-		rm -rf "$SRC_REPO" "$WORK"/linux-*
+		say "    $SRC_REPO holds another source: replacing it"
+		rm -rf "$SRC_REPO" "$SRC_WORK"/linux-*
 	fi
-	[ -r "$SOURCE_TARBALL" ] || die "$E_PACKAGES" "$SOURCE_TARBALL not found"
-	say "    unpacking $SOURCE_TARBALL ($SOURCE_PACKAGE $version)"
-	mkdir -p "$WORK"
-	tmp=$(mktemp -d "$WORK/unpack.XXXXXX")
-	tar -xf "$SOURCE_TARBALL" -C "$tmp" --strip-components=1
-	# Debian's tarball ships a .gitignore that ignores the whole top
-	# level: force the add so the base commit holds every file.
-	git -C "$tmp" init -q -b "$BASE_TAG-branch"
-	git -C "$tmp" add -f -A .
-	git -C "$tmp" "${GIT_IDENT[@]}" commit -q -m "$SOURCE_PACKAGE $version (pristine)"
-	git -C "$tmp" "${GIT_IDENT[@]}" tag -a -m "$SOURCE_PACKAGE $version" "$BASE_TAG"
+	[ "$SOURCE_KIND" != deb ] || fetch_deb
+	mkdir -p "$SRC_WORK"
+	tmp=$(mktemp -d "$SRC_WORK/unpack.XXXXXX")
+	case "$SOURCE_KIND" in
+	installed) TARBALL=$SOURCE_TARBALL; import_tarball "$tmp" ;;
+	deb) import_tarball "$tmp"; rm -rf "$WORK/downloads/unpacked" ;;
+	tarball) import_tarball "$tmp" ;;
+	git) import_git "$tmp" ;;
+	esac
+	git -C "$tmp" "${GIT_IDENT[@]}" tag -f -a -m "$id" "$BASE_TAG" >/dev/null
+	if [ "$SOURCE_KIND" != installed ] && [ -d "$default_objects" ]; then
+		printf '%s\n' "$default_objects" >> "$tmp/.git/objects/info/alternates"
+	fi
 	mv "$tmp" "$SRC_REPO"
+	say "    $SRC_REPO: $id"
 }
 
-# add_worktree DIR: a worktree of the source repository at $BASE_TAG.
-add_worktree() {
+# checkout_worktree DIR COMMIT: DIR as a worktree of the source repository,
+# detached at COMMIT.  An existing one is moved, not recreated, so the
+# build directory inside it stays and rebuilds only what changed.
+checkout_worktree() {
+	if git -C "$1" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		git -C "$1" checkout -q -f --detach "$2"
+		return
+	fi
 	rm -rf "$1"
 	git -C "$SRC_REPO" worktree prune
-	git -C "$SRC_REPO" worktree add -q --detach "$1" "$BASE_TAG"
-	say "    created worktree $1 at $BASE_TAG"
+	git -C "$SRC_REPO" worktree add -q --detach "$1" "$2"
+	say "    created worktree $1 at $(git -C "$1" describe --always --tags)"
 }
 
 prepare_baseline_tree() {
-	if [ -d "$BASELINE_TREE" ] && git -C "$BASELINE_TREE" rev-parse -q --verify HEAD >/dev/null &&
-	   [ "$(git -C "$BASELINE_TREE" rev-parse HEAD)" = "$(git -C "$SRC_REPO" rev-parse "$BASE_TAG^{commit}")" ]; then
-		say "    $BASELINE_TREE: pristine $BASE_TAG worktree"
-		return
-	fi
-	add_worktree "$BASELINE_TREE"
+	checkout_worktree "$BASELINE_TREE" "$BASE_TAG"
+	say "    $BASELINE_TREE: pristine $BASE_TAG"
 }
 
 # A series with patches dropped is applied in a worktree of its own, so
 # that switching between it and the whole series rebuilds neither.
 prepare_series_tree() {
 	if [ "$TREE" != "$SRC_REPO" ] && ! git -C "$TREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-		add_worktree "$TREE"
+		checkout_worktree "$TREE" "$BASE_TAG"
 	fi
 }
 
@@ -230,32 +360,94 @@ series_patches() {
 	listed_patches | grep -v -x -F -f <(printf '%s\n' "${DROPPED[@]}")
 }
 
-# Apply every patch to a scratch index first: a patch that does not apply
-# is named with the files it conflicts in, and the work tree is untouched.
-dry_run_series() {
-	local index p err files
+# ---------------------------------------------------------------- apply check
+
+# index_apply INDEX ARGS...: git apply on a scratch index of the tree.
+index_apply() {
+	GIT_INDEX_FILE=$1 git -C "$TREE" apply --cached "${@:2}"
+}
+
+# reverses_from INDEX I PATCH...: whether patches I.. of the list are all in
+# the tree already, the last one on top: they apply in reverse, in
+# reverse order.
+reverses_from() {
+	local copy i ok=0
+	copy=$(mktemp)
+	cp "$1" "$copy"
+	for ((i = $# - 3; i >= $2; i--)); do
+		index_apply "$copy" -R "$PATCHES/${*:i+3:1}" 2>/dev/null || { ok=1; break; }
+	done
+	rm -f "$copy"
+	return "$ok"
+}
+
+# conflict_hunks INDEX PATCH ERRORS: "FILE: hunks at LINE, LINE" for each
+# file of PATCH with hunks that do not apply to the scratch index, and
+# "FILE: missing" or "FILE: exists" from git apply's ERRORS.  GNU patch,
+# without fuzz, finds the hunks on the files as the index has them: git
+# apply stops at a file's first failing hunk.
+conflict_hunks() {
+	local dir f
+	dir=$(mktemp -d)
+	while read -r f; do
+		mkdir -p "$dir/$(dirname "$f")"
+		GIT_INDEX_FILE=$1 git -C "$TREE" show ":$f" > "$dir/$f" 2>/dev/null || rm -f "$dir/$f"
+	done < <(git -C "$TREE" apply --numstat "$2" | cut -f3)
+	{
+		patch -p1 -f -F0 --dry-run -d "$dir" < "$2" 2>&1 | awk '
+			/^checking file / { file = substr($0, 15) }
+			/^Hunk #[0-9]+ FAILED at / { at[file] = at[file] (at[file] == "" ? "" : ", ") $5 + 0 }
+			END { for (f in at) printf "%s: hunks at %s\n", f, at[f] }'
+		sed -n -e 's/^error: \([^:]*\): does not exist in index$/\1: missing/p' \
+			-e 's/^error: \([^:]*\): already exists in index$/\1: exists/p' "$3"
+	} | sort
+	rm -rf "$dir"
+}
+
+# check_apply OUT: how each patch applies, in order, on a scratch index
+# that starts at $BASE_TAG and takes each patch that applies; the work
+# tree is not touched.  One "PATCH <TAB> STATUS <TAB> DETAIL" line each:
+#   applies   git apply takes it as it is
+#   in-tree   the tree has it already: it applies in reverse, alone, or
+#             with every patch after it (a tree that holds the series)
+#   3-way     only a 3-way merge takes it
+#   conflict  none of these; DETAIL names the files and hunks
+# Stops after the first conflict, and then returns 1.
+check_apply() {
+	local out=$1 index three err names=() i p hunks
+	mapfile -t names < <(series_patches)
 	index=$(mktemp)
+	three=$(mktemp)
 	err=$(mktemp)
+	: > "$out"
 	GIT_INDEX_FILE=$index git -C "$TREE" read-tree "$BASE_TAG"
-	while read -r p; do
-		if ! GIT_INDEX_FILE=$index git -C "$TREE" apply --cached \
-			"$PATCHES/$p" 2> "$err"; then
-			files=$(sed -n -e 's/^error: patch failed: \(.*\):[0-9]*$/\1/p' \
-				-e 's/^error: \([^:]*\): \(does not exist in index\|already exists in index\)$/\1/p' \
-				"$err" | sort -u | tr '\n' ' ')
-			sed 's/^/    /' "$err" >&2
-			rm -f "$index" "$err"
-			die "$E_PATCH" "patch $p does not apply on $BASE_TAG" \
-				"(after the patches before it); conflicting files: ${files:-see above}"
+	for ((i = 0; i < ${#names[@]}; i++)); do
+		p=$PATCHES/${names[i]}
+		if index_apply "$index" "$p" 2> "$err"; then
+			printf '%s\tapplies\t\n' "${names[i]}"
+		elif index_apply "$index" -R --check "$p" 2>/dev/null; then
+			printf '%s\tin-tree\tapplies in reverse\n' "${names[i]}"
+		elif reverses_from "$index" "$i" "${names[@]}"; then
+			printf '%s\tin-tree\tthe series from here applies in reverse\n' "${names[@]:i}"
+			break
+		elif cp "$index" "$three" && index_apply "$three" -3 "$p" >/dev/null 2>&1; then
+			cp "$three" "$index"
+			printf '%s\t3-way\t\n' "${names[i]}"
+		else
+			hunks=$(conflict_hunks "$index" "$p" "$err" | paste -s -d ';' | sed 's/;/; /g')
+			printf '%s\tconflict\t%s\n' "${names[i]}" "${hunks:-see git apply}"
+			break
 		fi
-	done < <(series_patches)
-	rm -f "$index" "$err"
+	done >> "$out"
+	rm -f "$index" "$three" "$err"
+	! grep -q -P '\tconflict\t' "$out"
 }
 
 # The stamp lists the applied patches, one "sha256 <TAB> commit" line
-# each.  A changed series keeps the commits of its unchanged leading
-# patches and applies the rest from there, so the build recompiles only
-# what the changed patches touch.
+# each (a patch already in the tree has the commit before it).  A changed
+# series keeps the commits of its unchanged leading patches and applies
+# the rest from there, so the build recompiles only what the changed
+# patches touch.
 applied_stamp() {
 	printf '%s\n' "$SRC_REPO/.git/mm-frozen-applied"
 }
@@ -279,8 +471,19 @@ kept_patches() {
 	echo "$n"
 }
 
+# die_conflict STATUS-FILE: the first conflict that check_apply found.
+die_conflict() {
+	local p detail
+	IFS=$'\t' read -r p _ detail < <(grep -P '\tconflict\t' "$1")
+	die "$E_PATCH" "patch $p does not apply on $BASE_TAG" \
+		"(after the patches before it); conflicting files:" \
+		"$(printf '%s\n' "$detail" | tr ';' '\n' | sed 's/^ *//; s/: \(.*\)/ (\1)/' | paste -s -d ',' | sed 's/,/, /g')"
+}
+
+# Each patch as check_apply found it: "git am", "git am -3", or not at all
+# for one the tree has already.
 apply_patches() {
-	local stamp p names=() hashes=() kept start i
+	local stamp p names=() hashes=() kept start i statuses status in_tree=0
 	stamp=$(applied_stamp)
 	[ -f "$PATCHES/series" ] || die "$E_PATCH" "no series file in $PATCHES"
 	mapfile -t names < <(series_patches)
@@ -298,7 +501,8 @@ apply_patches() {
 		die "$E_PATCH" "$TREE has uncommitted changes and the series" \
 			"changed; commit or discard them first"
 	fi
-	dry_run_series
+	statuses=$(mktemp)
+	check_apply "$statuses" || die_conflict "$statuses"
 	start=$BASE_TAG
 	[ "$kept" = 0 ] || start=$(sed -n "${kept}p" "$stamp" | cut -f2)
 	git -C "$TREE" am --abort >/dev/null 2>&1 || true
@@ -309,11 +513,17 @@ apply_patches() {
 		sed -i "$((kept + 1)),\$d" "$stamp"
 	fi
 	for ((i = kept; i < ${#names[@]}; i++)); do
-		git -C "$TREE" "${GIT_IDENT[@]}" am -q "$PATCHES/${names[i]}" ||
-			die "$E_PATCH" "git am failed on ${names[i]} (the dry run passed; see above)"
+		status=$(sed -n "$((i + 1))p" "$statuses" | cut -f2)
+		case "$status" in
+		applies) git -C "$TREE" "${GIT_IDENT[@]}" am -q "$PATCHES/${names[i]}" ;;
+		3-way) git -C "$TREE" "${GIT_IDENT[@]}" am -q -3 "$PATCHES/${names[i]}" ;;
+		in-tree) in_tree=$((in_tree + 1)) ;;
+		esac || die "$E_PATCH" "git am failed on ${names[i]} (the check passed; see above)"
 		printf '%s\t%s\n' "${hashes[i]}" "$(git -C "$TREE" rev-parse HEAD)" >> "$stamp"
 	done
-	say "    kept $kept, applied $((${#names[@]} - kept)) of ${#names[@]} patches (branch $BRANCH)"
+	rm -f "$statuses"
+	say "    of ${#names[@]} patches: kept $kept, applied $((${#names[@]} - kept - in_tree))," \
+		"already in the tree $in_tree (branch $BRANCH)"
 }
 
 # The kselftest target lives in this repository; the tree gets a copy as
@@ -412,6 +622,16 @@ configure_kernel() {
 	say "    configured $BUILD/.config from $(config_fragments | xargs -n1 basename | tr '\n' ' ')"
 }
 
+# build_dir TREE VARIANT: the build directory of VARIANT, inside its tree.
+# A direct subdirectory of the source tree is the one place kbuild names
+# the sources by a relative path (srctree "..").  The compiler then sees
+# the same paths in every tree, and ccache serves a file compiled in one
+# tree, source or variant to the others (preprocessor mode: autoconf.h
+# differs by the release name).
+build_dir() {
+	printf '%s/.build-%s\n' "$1" "$2"
+}
+
 kernel_make() {
 	local cc=gcc
 	if command -v ccache >/dev/null; then
@@ -431,8 +651,30 @@ build_stamp() {
 # it is alive; the build's own output goes to build.log.  The UAPI headers
 # are installed here too: "make kselftest" in the guest needs them, and
 # under TCG installing them takes minutes.
+# make_logged LOG TARGET...: kernel_make with its output in LOG and, each
+# minute, the number of objects compiled so far; returns make's status.
+make_logged() {
+	local log=$1 pid rc=0
+	shift
+	kernel_make "$@" > "$log" 2>&1 &
+	pid=$!
+	while ! wait_for "$pid" 60; do
+		say "    ... $(grep -c '^  CC ' "$log" || true) objects compiled (+$(elapsed "$STAGE_T0")s)"
+	done
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
+# show_build_failure LOG: the compiler's errors and the last lines of LOG.
+show_build_failure() {
+	printf '    --- errors in %s ---\n' "$1" >&2
+	grep -E ': (fatal )?error:|\*\*\*|Error [0-9]' "$1" | head -n 20 | sed 's/^/    /' >&2
+	printf '    --- last lines ---\n' >&2
+	tail -n 25 "$1" | sed 's/^/    /' >&2
+}
+
 build_kernel() {
-	local log="$BUILD/build.log" stamp="$BUILD/.mm-frozen-built" pid rc
+	local log="$BUILD/build.log" stamp="$BUILD/.mm-frozen-built" rc=0
 	if [ -f "$BUILD/arch/x86/boot/bzImage" ] && [ -f "$stamp" ] &&
 	   [ "$(cat "$stamp")" = "$(build_stamp)" ] &&
 	   [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ]; then
@@ -441,17 +683,10 @@ build_kernel() {
 	fi
 	rm -f "$stamp"
 	say "    make -j$JOBS bzImage modules headers (log: $log)"
-	kernel_make bzImage modules headers > "$log" 2>&1 &
-	pid=$!
-	while ! wait_for "$pid" 60; do
-		say "    ... $(grep -c '^  CC ' "$log" || true) objects compiled (+$(elapsed "$STAGE_T0")s)"
-	done
-	rc=0
-	wait "$pid" || rc=$?
+	make_logged "$log" bzImage modules headers || rc=$?
 	if [ "$rc" != 0 ]; then
 		if [ -d "$RESULTS" ]; then cp "$log" "$RESULTS/build.log"; fi
-		printf '    --- last lines of %s ---\n' "$log" >&2
-		tail -n 40 "$log" | sed 's/^/    /' >&2
+		show_build_failure "$log"
 		die "$E_BUILD" "kernel build failed (exit $rc); full log: $log"
 	fi
 	build_stamp > "$stamp"
@@ -769,7 +1004,7 @@ boot_and_test() {
 # summary_cell VARIANT SECTION: "pages atomics/page" from that variant's
 # last counts.json (written by the guest's frozen_pages_test), or "-".
 summary_cell() {
-	local counts="$WORK/results/$1/counts.json"
+	local counts="$SRC_WORK/results/$1/counts.json"
 	[ -f "$counts" ] || { echo "-"; return; }
 	jq -r --arg s "$2" '.[$s] // empty
 		| "\(.traced) \(if .traced > 0 then .atomics / .traced * 100 | round / 100 else "-" end)"' \
@@ -793,7 +1028,241 @@ knob_1 slab pages, slab_frozen=1
 knob_0 slab pages, slab_frozen=0
 free_pages alloc_pages()/__free_pages()
 EOF
-	printf '(from %s/results/{patched,baseline}/counts.json)\n' "$WORK"
+	printf '(from %s/results/{patched,baseline}/counts.json)\n' "$SRC_WORK"
+}
+
+# ---------------------------------------------------------------- series check
+
+# checkpatch_patches N: the tree's own checkpatch.pl --strict on the first N
+# patches of the series; "PATCH <TAB> ERRORS <TAB> WARNINGS <TAB> CHECKS"
+# lines in $RESULTS/checkpatch.tsv ("-" when it printed no totals), each
+# report in $RESULTS/checkpatch/.
+checkpatch_patches() {
+	local p out totals
+	mkdir -p "$RESULTS/checkpatch"
+	: > "$RESULTS/checkpatch.tsv"
+	while read -r p; do
+		out="$RESULTS/checkpatch/${p%.patch}.txt"
+		# The exit status only says "something found": the totals tell what.
+		(cd "$SRC_REPO" && perl scripts/checkpatch.pl --strict "$PATCHES/$p") > "$out" 2>&1 ||
+			[ -s "$out" ]
+		totals=$(sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1\t\2\t\3/p' "$out")
+		printf '%s\t%s\n' "$p" "${totals:-$'-\t-\t-'}" >> "$RESULTS/checkpatch.tsv"
+	done < <(series_patches | head -n "$1")
+	say "    $(awk -F '\t' '{ e += $2; w += $3; c += $4 } END { printf "%d errors, %d warnings, %d checks", e, w, c }' \
+		"$RESULTS/checkpatch.tsv"), patches checked: $1 (reports: $RESULTS/checkpatch/)"
+}
+
+# update_warnings LOG MAP: MAP ("STEP <TAB> COUNT" lines) updated with the
+# warnings of each build step LOG shows (kbuild's "  CC      mm/slub.o";
+# make -Otarget keeps a step's output together), and the new total
+# printed.  A step not rebuilt keeps its count: its inputs did not change,
+# nor would its warnings.  So the total is that of a full build, and the
+# difference between two commits counts exactly what the second adds.
+update_warnings() {
+	local new
+	new=$(mktemp)
+	touch "$2"
+	awk -F '\t' '
+		FNR == NR { count[$1] = $2; next }
+		/^  [A-Z][A-Z0-9_]*( \[M\])? +[^ ]/ {
+			step = $0; sub(/^ +/, "", step); gsub(/ +/, " ", step)
+			count[step] = 0; next
+		}
+		/[Ww]arning:|WARNING:/ { count[step == "" ? "(no step)" : step]++ }
+		END { for (s in count) printf "%s\t%d\n", s, count[s] }' "$2" "$1" | sort > "$new"
+	mv "$new" "$2"
+	awk -F '\t' '{ n += $2 } END { print n + 0 }' "$2"
+}
+
+# build_commit NAME: builds the bisect tree's HEAD, its log in
+# $RESULTS/build/NAME.log; sets WARNINGS to the build's total.
+build_commit() {
+	local log="$RESULTS/build/$1.log"
+	mkdir -p "$RESULTS/build"
+	configure_kernel
+	make_logged "$log" -Otarget bzImage modules || {
+		show_build_failure "$log"
+		return 1
+	}
+	WARNINGS=$(update_warnings "$log" "$BUILD/.mm-frozen-warnings")
+}
+
+# bisect_build: the base and then each commit of the applied series, in a
+# worktree of their own (linux-bisect) built incrementally on the
+# project's config.  "PATCH <TAB> STATUS <TAB> SECONDS <TAB> ADDED <TAB>
+# TOTAL" lines in $RESULTS/build.tsv, the base first; a patch already in
+# the tree has no commit ("in-tree").  Returns 1 at the first commit that
+# does not build.
+bisect_build() {
+	local TREE="$SRC_WORK/linux-bisect" VARIANT=bisect CONFIG_VARIANT=patched BUILD
+	local names=() commits=() i name prev t0 last WARNINGS
+	BUILD=$(build_dir "$TREE" "$VARIANT")
+	mapfile -t names < <(series_patches)
+	mapfile -t commits < <(cut -f2 "$(applied_stamp)")
+	: > "$RESULTS/build.tsv"
+	prev=$(git -C "$SRC_REPO" rev-parse "$BASE_TAG^{commit}")
+	checkout_worktree "$TREE" "$prev"
+	for ((i = -1; i < ${#names[@]}; i++)); do
+		name="(base)"
+		if [ "$i" -ge 0 ]; then
+			name=${names[i]}
+			if [ "${commits[i]}" = "$prev" ]; then
+				printf '%s\tin-tree\t\t\t\n' "$name" >> "$RESULTS/build.tsv"
+				continue
+			fi
+			git -C "$TREE" checkout -q --detach "${commits[i]}"
+			prev=${commits[i]}
+		fi
+		say "    $(git -C "$TREE" log -1 --format='%h %s')"
+		t0=$SECONDS
+		if ! build_commit "${name//[()]/}"; then
+			printf '%s\tfail\t%s\t\t\n' "$name" "$((SECONDS - t0))" >> "$RESULTS/build.tsv"
+			return 1
+		fi
+		printf '%s\tok\t%s\t%s\t%s\n' "$name" "$((SECONDS - t0))" \
+			"$((WARNINGS - ${last:-$WARNINGS}))" "$WARNINGS" >> "$RESULTS/build.tsv"
+		say "      built in $((SECONDS - t0))s, $WARNINGS warnings"
+		last=$WARNINGS
+	done
+}
+
+# shellcheck disable=SC2317 # called by cmd_series's EXIT trap
+# series_report: the per-patch table of the series check on screen and
+# as $SERIES_RESULTS/series.json, from what the stages wrote so far; the
+# test verdict of the tip too, once there is one.
+series_report() {
+	local dir=$SERIES_RESULTS
+	jq -n --arg source "$(source_label)" --argjson exit "${1:-0}" \
+		--rawfile apply "$dir/apply.tsv" --rawfile checkpatch "$dir/checkpatch.tsv" \
+		--rawfile build "$dir/build.tsv" --rawfile names <(series_patches) \
+		--slurpfile tests <(cat "$dir/tip/verdict.json" 2>/dev/null) '
+	def rows($t): $t | split("\n") | map(select(length > 0) | split("\t"))
+		| map({ key: .[0], value: .[1:] }) | from_entries;
+	def num: if . == "-" or . == "" or . == null then null else tonumber end;
+	(rows($apply)) as $a | (rows($checkpatch)) as $c | (rows($build)) as $b
+	| {
+		source: $source, exit: $exit,
+		base: ($b["(base)"] | if . then { build: .[0], seconds: (.[1] | num), warnings: (.[3] | num) } else null end),
+		patches: [ $names | split("\n")[] | select(length > 0) as $p | {
+			patch: $p,
+			apply: ($a[$p] | if . then { status: .[0], detail: .[1] } else null end),
+			build: ($b[$p] | if . then { status: .[0], seconds: (.[1] | num),
+				warnings_added: (.[2] | num), warnings: (.[3] | num) } else null end),
+			checkpatch: ($c[$p] | if . then { errors: (.[0] | num), warnings: (.[1] | num),
+				checks: (.[2] | num) } else null end)
+		} ],
+		tests: ($tests[0] // null)
+	}' > "$dir/series.json"
+	jq -r '
+	def cell($v; $text): if $v == null then "-" else "\($v) \($text)" end;
+	(.patches[] | [
+		(.patch | if length > 52 then .[0:49] + "..." else . end),
+		(.apply | if . == null then "-" elif .status == "applies" then "OK"
+			elif .status == "conflict" then "FAIL conflict" else "WARN \(.status)" end),
+		(.build | if . == null or .status == "in-tree" then "-" elif .status == "ok"
+			then "OK \(.seconds)s" else "FAIL" end),
+		(.build | if . == null or .warnings_added == null then "-"
+			elif .warnings_added > 0 then "FAIL +\(.warnings_added)" else "OK \(.warnings_added)" end),
+		(.checkpatch | if . == null or .errors == null then "-" else
+			"\(if .errors > 0 then "FAIL" elif .warnings + .checks > 0 then "WARN" else "OK" end) \(.errors)/\(.warnings)/\(.checks)" end)
+	] | @tsv),
+	(.patches[] | select(.apply.status == "conflict") | "conflict\t\(.patch): \(.apply.detail)")
+	' "$dir/series.json" | awk -F '\t' '
+		BEGIN { printf "\n%-52s  %-14s %-8s %-9s %s\n", "PATCH", "APPLY", "BUILD", "WARNINGS", "CHECKPATCH (E/W/C)" }
+		$1 == "conflict" { printf "  %s\n", $2; next }
+		{ printf "%-52s  %-14s %-8s %-9s %s\n", $1, $2, $3, $4, $5 }'
+	jq -r '"base: \(.base | if . then "built in \(.seconds)s, \(.warnings) warnings" else "not built" end)"
+		+ (if .tests then "; tests on the tip: \(.tests.passed) passed, \(.tests.failed) failed, \(.tests.skipped) skipped" else "" end)' \
+		"$dir/series.json"
+	say "(table: $dir/series.json)"
+}
+
+# The series check's verdict, from its tables: E_PATCH for a conflict,
+# E_BUILD for a commit that does not build, E_SERIES for one that adds
+# compiler warnings or checkpatch errors, else 0.
+series_verdict() {
+	if grep -q -P '\tconflict\t' "$RESULTS/apply.tsv"; then return "$E_PATCH"; fi
+	if grep -q -P '\tfail\t' "$RESULTS/build.tsv"; then return "$E_BUILD"; fi
+	if awk -F '\t' '$2 == "ok" && $4 > 0 { found = 1 } END { exit !found }' "$RESULTS/build.tsv" ||
+	   awk -F '\t' '$2 ~ /^[0-9]+$/ && $2 > 0 { found = 1 } END { exit !found }' "$RESULTS/checkpatch.tsv"; then
+		return "$E_SERIES"
+	fi
+}
+
+# runner.sh series: how each patch applies, checkpatch.pl on each, every
+# commit built (unless --no-bisect), the table; then, if the series is
+# fit, the usual run on its tip (unless --no-test), results in tip/.
+cmd_series() {
+	local reached verdict=0
+	prepare_results
+	SERIES_RESULTS=$RESULTS
+	touch "$RESULTS/apply.tsv" "$RESULTS/checkpatch.tsv" "$RESULTS/build.tsv"
+	exec > >(tee -a "$RESULTS/runner.log") 2>&1
+	trap 'series_report "$?"' EXIT
+	say "mm-frozen: series check of $PATCHES on $(source_label), results $RESULTS"
+	stage "Check Debian packages"
+	check_packages
+	stage "Prepare the source tree: $(source_label)"
+	prepare_source
+	stage "Check how each patch applies"
+	check_apply "$RESULTS/apply.tsv" || verdict=$E_PATCH
+	cut -f1,2 "$RESULTS/apply.tsv" | sed 's/^/    /; s/\t/: /'
+	reached=$(wc -l < "$RESULTS/apply.tsv")
+	stage "checkpatch.pl --strict on each patch"
+	checkpatch_patches "$reached"
+	[ "$verdict" = 0 ] || die_conflict "$RESULTS/apply.tsv"
+	stage "Apply the series (branch $BRANCH)"
+	apply_patches
+	if [ "$BISECT" = 1 ]; then
+		stage "Build every commit in turn ($SRC_WORK/linux-bisect)"
+		bisect_build || die "$E_BUILD" "$(tail -n 1 "$RESULTS/build.tsv" | cut -f1) does not build; log: $RESULTS/build/"
+	fi
+	series_verdict || die "$?" "the series adds compiler warnings or checkpatch errors (see the table)"
+	[ "$RUN_TESTS" = 1 ] || return 0
+	RESULTS="$SERIES_RESULTS/tip"
+	prepare_results
+	stages_build
+	stages_test
+	stage_end
+}
+
+# runner.sh matrix SPEC...: the series check on each source, one child
+# runner.sh each (with this run's options), then one table: a cell per
+# source and patch (the worst of its columns), the test totals per source.
+cmd_matrix() {
+	local spec dir json rows=() status
+	[ ${#ARGS[@]} -gt 0 ] || die "$E_USAGE" "matrix needs sources: runner.sh matrix SPEC..."
+	prepare_results
+	for spec in "${ARGS[@]}"; do
+		dir=$(SOURCE_SPEC=$spec; resolve_source; printf '%s\n' "$SRC_WORK")
+		json="$dir/results/patched-series/series.json"
+		say "=== matrix: $spec"
+		status=0
+		"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" --source "$spec" series || status=$?
+		say "=== matrix: $spec: exit $status"
+		[ -f "$json" ] || printf '{ "source": "%s", "exit": %s, "patches": [] }\n' "$spec" "$status" > "$json"
+		rows+=("$json")
+	done
+	jq -s '.' "${rows[@]}" > "$RESULTS/matrix.json"
+	jq -r '
+	def worst: if any(.[]; . == "FAIL") then "FAIL" elif any(.[]; . == "WARN") then "WARN"
+		elif length == 0 then "-" else "OK" end;
+	(.[0].patches | map(.patch[0:4]) | ["source"] + . + ["exit", "tests"] | @tsv),
+	(.[] | [.source] + [.patches[] | [
+		(.apply | if . == null then empty elif .status == "applies" then "OK"
+			elif .status == "conflict" then "FAIL" else "WARN" end),
+		(.build | if . == null or .status == "in-tree" then empty elif .status == "ok" then
+			(if .warnings_added > 0 then "FAIL" else "OK" end) else "FAIL" end),
+		(.checkpatch | if . == null or .errors == null then empty elif .errors > 0 then "FAIL" else "OK" end)
+	] | worst] + [(.exit | tostring),
+		(.tests | if . then "\(.passed)/\(.failed)/\(.skipped)" else "-" end)] | @tsv)
+	' "$RESULTS/matrix.json" | awk -F '\t' '{
+		printf "%-40s", $1
+		for (i = 2; i <= NF; i++) printf " %-5s", $i
+		printf "\n" }'
+	say "(cells: worst of apply, build+warnings, checkpatch; tests: passed/failed/skipped on the tip; $RESULTS/matrix.json)"
+	! jq -e 'any(.[]; .exit != 0)' "$RESULTS/matrix.json" > /dev/null
 }
 
 # ---------------------------------------------------------------- commands
@@ -817,7 +1286,7 @@ prepare_results() {
 stages_to_kernel() {
 	stage "Check Debian packages"
 	check_packages
-	stage "Prepare the $SOURCE_PACKAGE source tree"
+	stage "Prepare the source tree: $(source_label)"
 	prepare_source
 	if [ "$VARIANT" = baseline ]; then
 		prepare_baseline_tree
@@ -826,6 +1295,11 @@ stages_to_kernel() {
 		prepare_series_tree
 		apply_patches
 	fi
+	stages_build
+}
+
+# The stages from a tree with the series to a built kernel.
+stages_build() {
 	stage "Place selftests/mm-frozen in the tree"
 	install_selftests
 	stage "Configure ($VARIANT)"
@@ -834,15 +1308,19 @@ stages_to_kernel() {
 	build_kernel
 }
 
-cmd_run() {
-	prepare_results
-	exec > >(tee -a "$RESULTS/runner.log") 2>&1
-	say "mm-frozen: variant $VARIANT, work $WORK, results $RESULTS"
-	stages_to_kernel
+stages_test() {
 	stage "Build the guest initramfs"
 	build_initramfs
 	stage "Boot the guest and run ${GUEST_CMD[*]}"
 	boot_and_test
+}
+
+cmd_run() {
+	prepare_results
+	exec > >(tee -a "$RESULTS/runner.log") 2>&1
+	say "mm-frozen: $(source_label), variant $VARIANT, results $RESULTS"
+	stages_to_kernel
+	stages_test
 	stage_end
 	say "mm-frozen: done in $(elapsed "$RUN_T0")s"
 }
@@ -884,7 +1362,7 @@ cmd_upstream() {
 	local counts
 	prepare_results
 	exec > >(tee -a "$RESULTS/runner.log") 2>&1
-	say "mm-frozen: the kernel's own suites on $VARIANT, work $WORK, results $RESULTS"
+	say "mm-frozen: the kernel's own suites on $(source_label), variant $VARIANT, results $RESULTS"
 	stages_to_kernel
 	stage "Build the kernel's mm selftests, install the modules"
 	build_mm_selftests
@@ -909,8 +1387,8 @@ cmd_upstream() {
 # A test that passes on the baseline and fails, or is missing, here is a
 # regression, and the exit status is 1; tests that fail on both are listed.
 cmd_upstream_compare() {
-	local mine="$WORK/results/$VARIANT-upstream/upstream.tsv"
-	local base="$WORK/results/baseline-upstream/upstream.tsv"
+	local mine="$SRC_WORK/results/$VARIANT-upstream/upstream.tsv"
+	local base="$SRC_WORK/results/baseline-upstream/upstream.tsv"
 	[ "$VARIANT" != baseline ] || die "$E_USAGE" "upstream-compare compares a patched variant with the baseline"
 	[ -f "$mine" ] || die "$E_USAGE" "no $mine: run runner.sh upstream first"
 	[ -f "$base" ] || die "$E_USAGE" "no $base: run runner.sh --baseline upstream first"
@@ -972,6 +1450,10 @@ SUITES=()
 DROP_ARGS=()
 DROPPED=()
 COMMAND=run
+SOURCE_SPEC=
+BISECT=1
+RUN_TESTS=1
+CHILD_ARGS=()
 
 # --drop PATCH...: each names one patch of the series, by file name or by
 # the number it starts with.  The variant is named after what it drops and
@@ -989,12 +1471,16 @@ resolve_drops() {
 		suffix+="-$p"
 	done
 	VARIANT="drop$suffix"
-	TREE="$WORK/linux-$VARIANT"
+	TREE="$SRC_WORK/linux-$VARIANT"
 	BRANCH="$PATCHED_BRANCH-$VARIANT"
 }
 
+# The options, but --source and --results, are kept for the children of
+# "matrix".
 parse_args() {
+	local left word value
 	while [ $# -gt 0 ]; do
+		left=$# word=$1 value=${2-}
 		case "$1" in
 		-h|--help) usage; exit 0 ;;
 		--baseline) VARIANT=baseline ;;
@@ -1009,13 +1495,24 @@ parse_args() {
 		--drop) DROP_ARGS+=("${2:?--drop needs a patch of the series}"); shift ;;
 		--tests) read -r -a TESTS <<< "${2:?--tests needs test names}"; shift ;;
 		--no-install) NO_INSTALL=1 ;;
-		run|deps|kernel|initramfs|boot|shell|summary|clean|upstream-compare) COMMAND=$1 ;;
+		--source) SOURCE_SPEC=${2:?--source needs a SPEC}; shift ;;
+		--no-bisect) BISECT=0 ;;
+		--no-test) RUN_TESTS=0 ;;
+		run|deps|kernel|initramfs|boot|shell|summary|clean|upstream-compare|series) COMMAND=$1 ;;
+		matrix) COMMAND=matrix; shift; ARGS=("$@"); return ;;
 		upstream) COMMAND=upstream; shift; SUITES=("$@"); return ;;
 		exec) COMMAND="exec"; shift; [ "${1:-}" != -- ] || shift; ARGS=("$@"); return ;;
 		check-log) COMMAND="check-log"; shift; ARGS=("$@"); return ;;
 		*) usage >&2; die "$E_USAGE" "unknown argument: $1" ;;
 		esac
 		shift
+		case "$word" in
+		--source|--results) ;;
+		-*)
+			CHILD_ARGS+=("$word")
+			if [ $((left - $#)) = 2 ]; then CHILD_ARGS+=("$value"); fi
+			;;
+		esac
 	done
 }
 
@@ -1032,8 +1529,9 @@ main() {
 	case "$WORK" in /*) ;; *) WORK="$PWD/$WORK" ;; esac
 	case "$PATCHES" in /*) ;; *) PATCHES="$PWD/$PATCHES" ;; esac
 
-	SRC_REPO="$WORK/linux"
-	BASELINE_TREE="$WORK/linux-baseline"
+	resolve_source
+	SRC_REPO="$SRC_WORK/linux"
+	BASELINE_TREE="$SRC_WORK/linux-baseline"
 	INITRAMFS="$WORK/initramfs.cpio.gz"
 	CONFIG_VARIANT=$VARIANT
 	BRANCH=$PATCHED_BRANCH
@@ -1043,11 +1541,12 @@ main() {
 		TREE=$SRC_REPO
 	fi
 	[ ${#DROP_ARGS[@]} = 0 ] || resolve_drops
-	BUILD="$WORK/build/$VARIANT"
+	BUILD=$(build_dir "$TREE" "$VARIANT")
 	[ ${#TESTS[@]} = 0 ] || GUEST_CMD+=("${TESTS[@]}")
 	case "$COMMAND" in
-	exec|shell|upstream) RESULTS=${RESULTS:-$WORK/results/$VARIANT-$COMMAND} ;;
-	*) RESULTS=${RESULTS:-$WORK/results/$VARIANT} ;;
+	matrix) RESULTS=${RESULTS:-$WORK/results/matrix} ;;
+	exec|shell|upstream|series) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT-$COMMAND} ;;
+	*) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT} ;;
 	esac
 
 	case "$COMMAND" in
@@ -1060,6 +1559,8 @@ main() {
 	exec) cmd_exec "${ARGS[@]}" ;;
 	upstream) cmd_upstream ;;
 	upstream-compare) cmd_upstream_compare ;;
+	series) cmd_series ;;
+	matrix) cmd_matrix ;;
 	check-log) cmd_check_log "${ARGS[@]}" ;;
 	summary) print_summary ;;
 	clean) rm -rf "$WORK"; say "removed $WORK" ;;

@@ -26,6 +26,26 @@ run_runner --baseline --drop 0014 kernel
 expect_status 2
 expect_output 'drop applies to the patched series'
 
+run_runner --source no-such-thing series
+expect_status 2
+expect_output 'not a linux-source package, a tarball or PATH@REF'
+
+run_runner --source "$TMP@no-such-ref" series
+expect_status 2
+expect_output 'no-such-ref is not a commit of'
+
+run_runner --source linux-source-6.12=0.0-1 series
+expect_status 2
+expect_output 'apt knows no version 0.0-1 of linux-source-6.12'
+
+run_runner --source linux-source-0.0 series
+expect_status 2
+expect_output 'apt knows no version of linux-source-0.0'
+
+run_runner matrix
+expect_status 2
+expect_output 'matrix needs sources'
+
 # A directory that runner.sh did not create is never emptied.
 mkdir "$TMP/precious"
 echo keep > "$TMP/precious/file"

@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# expect-series.sh - the series check ("runner.sh series") on trees where
+# its verdict is known, one TAP result each:
+#   1. the installed linux-source-6.12: every patch applies, none has a
+#      checkpatch error, exit status 0;
+#   2. linux-source-6.1: the check stops at the first patch that does not
+#      apply, naming it and its files; exit status 4, nothing built;
+#   3. a git tree with a synthetic upstream commit on 0008's second hunk:
+#      one that edits a line of its context makes 0008 the first "3-way"
+#      and the series fit; one that edits the line it changes makes exactly 0008
+#      the conflict;
+#   4. a series whose second patch does not compile: the bisect build
+#      names that patch and shows the compiler's error; exit status 5;
+#   5. a tree that holds the series already: every patch is "in-tree",
+#      none a conflict.
+# The builds of 4 are incremental, and ccache serves the base from the
+# baseline's build.
+#
+# Usage: tests/expect-series.sh [RUNNER-OPTIONS...]
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+OUT="$TMP/out"
+GIT_IDENT=(-c user.name=mm-frozen-test -c user.email=mm-frozen@localhost)
+n=0 failed=0
+
+# series SOURCE ARGS...: runner.sh series on SOURCE; output in $OUT, exit
+# status in $STATUS, the source's results directory in $DIR.
+series() {
+	local source=$1
+	shift
+	STATUS=0
+	./runner.sh "${RUNNER_ARGS[@]}" --source "$source" "$@" series > "$OUT" 2>&1 || STATUS=$?
+	DIR=$(sed -n 's/^(table: \(.*\)\/series.json)$/\1/p' "$OUT" | tail -n 1)
+}
+
+# result DESCRIPTION PROBLEM...: one TAP line; the problems and the end of
+# the run's output when there are any.
+result() {
+	local what=$1
+	shift
+	n=$((n + 1))
+	if [ $# = 0 ]; then
+		echo "ok $n $what"
+		return
+	fi
+	failed=$((failed + 1))
+	echo "not ok $n $what"
+	printf '# %s\n' "$@"
+	tail -n 30 "$OUT" | sed 's/^/#   /'
+}
+
+# apply_statuses: "PATCH STATUS" for each patch the check reached.
+apply_statuses() {
+	jq -r '.patches[] | select(.apply) | "\(.patch) \(.apply.status)"' "$DIR/series.json"
+}
+
+# upstream_commit CLONE SED: a commit on the installed source's base, in
+# CLONE (a clone of it made on first use), that edits mm/page_alloc.c
+# with the sed script SED.
+upstream_commit() {
+	local up=$1 base blob tree
+	[ -d "$up" ] || git clone -q --shared --no-checkout "$WORK/linux" "$up"
+	base=$(git -C "$up" rev-parse "mm-frozen-base^{commit}")
+	blob=$(git -C "$up" show "$base:mm/page_alloc.c" | sed "$2" | git -C "$up" hash-object -w --stdin)
+	GIT_INDEX_FILE="$TMP/index" git -C "$up" read-tree "$base"
+	GIT_INDEX_FILE="$TMP/index" git -C "$up" update-index --cacheinfo "100644,$blob,mm/page_alloc.c"
+	tree=$(GIT_INDEX_FILE="$TMP/index" git -C "$up" write-tree)
+	git -C "$up" "${GIT_IDENT[@]}" commit-tree -p "$base" -m "upstream: $2" "$tree"
+}
+
+# The lines of 0008's second hunk in the base: a context line, then the
+# line that the hunk changes, two lines below it.
+readonly HUNK_CONTEXT='^\t\t\t\t\t\tINIT_COMPACT_PRIORITY,$'
+readonly EDIT_CONTEXT="/$HUNK_CONTEXT/s/\$/  \/* upstream edit *\//"
+readonly EDIT_CHANGED="/$HUNK_CONTEXT/{n;n;s/^\t\tif (page)\$/\t\tif (page != NULL)/}"
+
+check_installed() {
+	local problems=()
+	series installed --no-bisect --no-test
+	[ "$STATUS" = 0 ] || problems+=("exit status $STATUS, expected 0")
+	! apply_statuses | grep -q -v ' applies$' || problems+=("not every patch applies")
+	jq -e '[.patches[].checkpatch.errors] | all(. == 0)' "$DIR/series.json" > /dev/null ||
+		problems+=("checkpatch errors")
+	result "installed 6.12: $(apply_statuses | wc -l) patches apply, no checkpatch error" "${problems[@]}"
+}
+
+check_older_major() {
+	local problems=() conflict files src
+	series linux-source-6.1
+	src=$(dirname "$(dirname "$DIR")")
+	[ "$STATUS" = 4 ] || problems+=("exit status $STATUS, expected 4")
+	conflict=$(apply_statuses | awk '$2 == "conflict" { print $1 }')
+	[ -n "$conflict" ] && [ "$(apply_statuses | tail -n 1)" = "$conflict conflict" ] ||
+		problems+=("the check did not stop at one conflict")
+	files=$(jq -r '.patches[] | select(.apply.status == "conflict") | .apply.detail' "$DIR/series.json" |
+		tr ';' '\n' | sed 's/^ *//; s/:.*//')
+	grep -q -F "patch $conflict does not apply" "$OUT" || problems+=("the error does not name $conflict")
+	for f in $files; do
+		grep -q -F "conflicting files: $f" "$OUT" || problems+=("the error does not name $f")
+	done
+	if compgen -G "$src/linux*/.build-*" > /dev/null; then problems+=("a build directory exists"); fi
+	result "6.1: stops at ${conflict:-?} ($files), exit 4, nothing built" "${problems[@]}"
+}
+
+# Two upstream commits on 0008's second hunk: one edits a line of its
+# context, which a 3-way merge resolves; one edits the line it changes.
+check_synthetic_upstream() {
+	local problems=() context changed expected merged
+	expected=$(grep -x '0008-.*' patches/series)
+	context=$(upstream_commit "$TMP/upstream" "$EDIT_CONTEXT")
+	changed=$(upstream_commit "$TMP/upstream" "$EDIT_CHANGED")
+	series "$TMP/upstream@$context" --no-bisect --no-test
+	[ "$STATUS" = 0 ] || problems+=("context edit: exit status $STATUS, expected 0")
+	# A later patch with the edited line in its context merges too.
+	[ "$(apply_statuses | grep -v ' applies$' | head -n 1)" = "$expected 3-way" ] &&
+	  ! apply_statuses | grep -q ' conflict$' ||
+		problems+=("context edit: expected $expected as the first 3-way, and no conflict:" \
+			"$(apply_statuses | grep -v ' applies$' | paste -s -d ' ')")
+	merged=$(apply_statuses | grep -c ' 3-way$')
+	rm -rf "$(dirname "$(dirname "$DIR")")"
+	series "$TMP/upstream@$changed" --no-bisect --no-test
+	[ "$STATUS" = 4 ] || problems+=("changed line: exit status $STATUS, expected 4")
+	[ "$(apply_statuses | grep -v ' applies$')" = "$expected conflict" ] ||
+		problems+=("changed line: expected $expected as the only conflict, after patches that apply")
+	grep -q -F "patch $expected does not apply" "$OUT" || problems+=("the error does not name $expected")
+	result "upstream commits on 0008's lines: context edit $merged patches 3-way, changed line a conflict at 0008" \
+		"${problems[@]}"
+	rm -rf "$(dirname "$(dirname "$DIR")")"
+}
+
+check_broken_build() {
+	local problems=() dir="$TMP/broken" broken=0002-test-break-the-build.patch
+	mkdir "$dir"
+	cp patches/0001-*.patch patches/0003-*.patch "tests/data/$broken" "$dir/"
+	(cd "$dir" && ls 0001-*.patch "$broken" 0003-*.patch) > "$dir/series"
+	series "$WORK/linux@mm-frozen-base" --patches "$dir" --no-test
+	[ "$STATUS" = 5 ] || problems+=("exit status $STATUS, expected 5")
+	[ "$(awk -F '\t' '{ sub(/-.*/, "", $1); print $1, $2 }' "$DIR/build.tsv" | paste -s -d ' ')" = \
+	  "(base) ok 0001 ok 0002 fail" ] ||
+		problems+=("expected base and 0001 built, 0002 failed: $(cut -f1,2 "$DIR/build.tsv" | paste -s -d ' ')")
+	grep -q -F "$broken does not build" "$OUT" || problems+=("the error does not name $broken")
+	grep -q 'page_alloc.c:[0-9]*:[0-9]*: error: .*' "$OUT" || problems+=("no compiler error shown")
+	result "a patch that does not compile: $broken named, $(grep -c ': error: ' "$OUT") compiler error line(s) shown" \
+		"${problems[@]}"
+}
+
+check_in_tree() {
+	local problems=()
+	series "$WORK/linux@mm-frozen" --no-bisect --no-test
+	[ "$STATUS" = 0 ] || problems+=("exit status $STATUS, expected 0")
+	! apply_statuses | grep -q -v ' in-tree$' || problems+=("a patch not reported in-tree")
+	[ "$(apply_statuses | wc -l)" = "$(grep -c -v -e '^#' -e '^$' patches/series)" ] ||
+		problems+=("not every patch was checked")
+	result "a tree with the series: $(apply_statuses | grep -c ' in-tree$') patches in-tree" "${problems[@]}"
+}
+
+RUNNER_ARGS=("$@")
+[ -d "$WORK/linux/.git" ] || { echo "no source tree in $WORK/linux: run runner.sh kernel first"; exit 1; }
+echo "TAP version 13"
+echo "1..5"
+check_installed
+check_older_major
+check_synthetic_upstream
+check_broken_build
+check_in_tree
+echo "series check: $((n - failed)) passed, $failed failed"
+[ "$failed" = 0 ]
