@@ -1220,6 +1220,7 @@ cmd_series() {
 	fi
 	series_verdict || die "$?" "the series adds compiler warnings or checkpatch errors (see the table)"
 	[ "$RUN_TESTS" = 1 ] || return 0
+	stage_end
 	RESULTS="$SERIES_RESULTS/tip"
 	prepare_results
 	stages_build
