@@ -11,8 +11,9 @@
 #      one that edits a line of its context makes 0008 the first "3-way"
 #      and the series fit; one that edits the line it changes makes exactly 0008
 #      the conflict;
-#   4. a series whose second patch does not compile: the bisect build
-#      names that patch and shows the compiler's error; exit status 5;
+#   4. a series of 0001, a patch that adds a compiler warning and one that
+#      does not compile: the bisect build counts the warning the second
+#      adds, names the third and shows the compiler's error; exit status 5;
 #   5. a tree that holds the series already: every patch is "in-tree",
 #      none a conflict.
 # The builds of 4 are incremental, and ccache serves the base from the
@@ -135,19 +136,23 @@ check_synthetic_upstream() {
 	rm -rf "$(dirname "$(dirname "$DIR")")"
 }
 
+# 0001, then a patch that adds one warning, then one that does not compile.
 check_broken_build() {
-	local problems=() dir="$TMP/broken" broken=0002-test-break-the-build.patch
+	local problems=() dir="$TMP/broken" warning=0002-test-add-a-warning.patch
+	local broken=0003-test-break-the-build.patch added
 	mkdir "$dir"
-	cp patches/0001-*.patch patches/0003-*.patch "tests/data/$broken" "$dir/"
-	(cd "$dir" && ls 0001-*.patch "$broken" 0003-*.patch) > "$dir/series"
+	cp patches/0001-*.patch "tests/data/$warning" "tests/data/$broken" "$dir/"
+	(cd "$dir" && ls 0001-*.patch "$warning" "$broken") > "$dir/series"
 	series "$WORK/linux@mm-frozen-base" --patches "$dir" --no-test
 	[ "$STATUS" = 5 ] || problems+=("exit status $STATUS, expected 5")
-	[ "$(awk -F '\t' '{ sub(/-.*/, "", $1); print $1, $2 }' "$DIR/build.tsv" | paste -s -d ' ')" = \
-	  "(base) ok 0001 ok 0002 fail" ] ||
-		problems+=("expected base and 0001 built, 0002 failed: $(cut -f1,2 "$DIR/build.tsv" | paste -s -d ' ')")
+	[ "$(awk -F '\t' '{ sub(/-.*/, "", $1); print $1, $2, $4 }' "$DIR/build.tsv" | paste -s -d ' ')" = \
+	  "(base) ok 0 0001 ok 0 0002 ok 1 0003 fail " ] ||
+		problems+=("expected base and 0001 built adding 0 warnings, 0002 adding 1, 0003 failed:" \
+			"$(cut -f1,2,4 "$DIR/build.tsv" | paste -s -d ' ')")
 	grep -q -F "$broken does not build" "$OUT" || problems+=("the error does not name $broken")
-	grep -q 'page_alloc.c:[0-9]*:[0-9]*: error: .*' "$OUT" || problems+=("no compiler error shown")
-	result "a patch that does not compile: $broken named, $(grep -c ': error: ' "$OUT") compiler error line(s) shown" \
+	grep -q 'page_alloc.c:[0-9]*:[0-9]*: error: ' "$OUT" || problems+=("no compiler error shown")
+	added=$(jq '.patches[1].build.warnings_added' "$DIR/series.json")
+	result "bisect build: $warning adds $added warning, $broken named with the compiler error" \
 		"${problems[@]}"
 }
 
