@@ -129,9 +129,12 @@ static long long free_pages_now(void)
 /* Live slabs by the knob's counts: allocated minus freed, every way. */
 static long long live_slabs(void)
 {
-	static const char * const allocs[] = { "alloc_frozen", "alloc_refcounted" };
+	static const char * const allocs[] = {
+		"slabs_allocated_frozen", "slabs_allocated_refcounted",
+	};
 	static const char * const frees[] = {
-		"free_frozen", "free_refcounted", "free_bad_refcount",
+		"slabs_freed_frozen", "slabs_freed_refcounted",
+		"slabs_freed_bad_refcount",
 	};
 	long long live = 0;
 	unsigned int i;

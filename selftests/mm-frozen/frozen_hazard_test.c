@@ -296,8 +296,8 @@ FIXTURE_SETUP(detector)
 		SKIP(return, "%s", why);
 	if (read_file(KNOB, self->saved, sizeof(self->saved)))
 		SKIP(return, "no %s: kernel without CONFIG_DEBUG_FROZEN_PAGES", KNOB);
-	ASSERT_LE(0, stat_value("free_bad_refcount"))
-		TH_LOG("%s has no free_bad_refcount: the knob does not detect", KNOB_STATS);
+	ASSERT_LE(0, stat_value("slabs_freed_bad_refcount"))
+		TH_LOG("%s has no slabs_freed_bad_refcount: the knob does not detect", KNOB_STATS);
 	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
 	ASSERT_EQ(0, write_file(KNOB, variant->knob));
 }
@@ -316,7 +316,7 @@ TEST_F(detector, reports_bad_refcount_at_free)
 	long long bad;
 
 	kmsg_expect(1, "frozen_pages: bad refcount at slab free: .* cache:" DETECT_CACHE "$");
-	bad = stat_value("free_bad_refcount");
+	bad = stat_value("slabs_freed_bad_refcount");
 	/* The kernel leaves the page to our reference: drop it afterwards. */
 	ASSERT_EQ(0, run_logged(env, variant->which, 1));
 	EXPECT_EQ(variant->expected, res(env, "refcount_before"));
@@ -327,7 +327,7 @@ TEST_F(detector, reports_bad_refcount_at_free)
 	EXPECT_EQ(variant->at_free - variant->expected,
 		  res(env, "refcount_after_destroy"));
 	EXPECT_EQ(1, res(env, "freed_by_last_put"));
-	EXPECT_EQ(bad + 1, stat_value("free_bad_refcount"));
+	EXPECT_EQ(bad + 1, stat_value("slabs_freed_bad_refcount"));
 
 	snprintf(report, sizeof(report),
 		 "^frozen_pages: bad refcount at slab free: pfn:0x%llx order:%lld refcount:%d expected:%d cache:" DETECT_CACHE "$",

@@ -45,7 +45,8 @@
 enum knob_stat { ALLOC_FROZEN, FREE_FROZEN, ALLOC_REFCOUNTED, FREE_REFCOUNTED, NR_STATS };
 
 static const char * const stat_names[NR_STATS] = {
-	"alloc_frozen", "free_frozen", "alloc_refcounted", "free_refcounted",
+	"slabs_allocated_frozen", "slabs_freed_frozen",
+	"slabs_allocated_refcounted", "slabs_freed_refcounted",
 };
 
 struct stats {
@@ -232,7 +233,7 @@ static void stats_during(struct __test_metadata *_metadata, const char *dir,
 	ASSERT_TRUE(read_stats(&after));
 	for (i = 0; i < NR_STATS; i++)
 		grown->v[i] = after.v[i] - before.v[i];
-	TH_LOG("slab_frozen=%d: alloc_frozen +%lu free_frozen +%lu alloc_refcounted +%lu free_refcounted +%lu",
+	TH_LOG("slab_frozen=%d: slabs allocated frozen +%lu, freed frozen +%lu, allocated refcounted +%lu, freed refcounted +%lu",
 	       knob, grown->v[ALLOC_FROZEN], grown->v[FREE_FROZEN],
 	       grown->v[ALLOC_REFCOUNTED], grown->v[FREE_REFCOUNTED]);
 }
@@ -309,7 +310,7 @@ TEST_F_TIMEOUT(knob, flips_under_churn, 300)
 	ASSERT_TRUE(read_stats(&st));
 	TH_LOG("%lu flips in %d s, %lu churn rounds on 2 threads", flips,
 	       FLIP_SECONDS, rounds);
-	TH_LOG("stats: alloc_frozen %lu free_frozen %lu alloc_refcounted %lu free_refcounted %lu",
+	TH_LOG("stats: slabs allocated frozen %lu, freed frozen %lu, allocated refcounted %lu, freed refcounted %lu",
 	       st.v[ALLOC_FROZEN], st.v[FREE_FROZEN], st.v[ALLOC_REFCOUNTED],
 	       st.v[FREE_REFCOUNTED]);
 	EXPECT_GT(rounds, 0);

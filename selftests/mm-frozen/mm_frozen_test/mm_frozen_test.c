@@ -6,10 +6,18 @@
  * /sys/kernel/debug/mm_frozen_test/slab_pages: writing N creates a private
  * cache, allocates objects until they span at least N slab pages, then
  * frees every object and destroys the cache, which returns all of its
- * slab pages to the page allocator before the write returns.
+ * slab pages to the page allocator before the write returns.  "N ORDER"
+ * gives the cache one object of PAGE_SIZE << ORDER bytes per slab, so that
+ * from order 4 up (above kmalloc's largest cache) its slabs have that
+ * order.
  *
  * /sys/kernel/debug/mm_frozen_test/pages: writing N allocates N order-0
- * pages with alloc_pages() and then frees them with __free_pages().
+ * pages with alloc_pages() and then frees them with __free_pages(); "N
+ * ORDER" allocates and frees them at that order.
+ *
+ * An order that nothing else in a test guest allocates makes the pages
+ * of a run the only ones of their order: tracers that count by order can
+ * then be compared with the run, whatever else the kernel frees meanwhile.
  *
  * Reading either file lists the pages of its last run, one per line:
  * "pfn order refcount", the refcount being the one seen while the page
@@ -25,9 +33,11 @@
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #define MFT_MAX_PAGES	1024
-#define MFT_OBJ_SIZE	256
+#define MFT_OBJ_SIZE	256	/* without an order: many objects per slab */
+#define MFT_NO_ORDER	UINT_MAX
 
 struct mft_page {
 	unsigned long pfn;
@@ -36,7 +46,7 @@ struct mft_page {
 };
 
 struct mft_run {
-	int (*fill)(struct mft_page *pages, unsigned int n);
+	int (*fill)(struct mft_page *pages, unsigned int n, unsigned int order);
 	struct mft_page *pages;
 	unsigned int nr;
 };
@@ -44,10 +54,11 @@ struct mft_run {
 static DEFINE_MUTEX(mft_lock);
 static struct dentry *mft_dir;
 
-static void mft_record(struct mft_page *rec, struct page *page)
+static void mft_record(struct mft_page *rec, struct page *page,
+		       unsigned int order)
 {
 	rec->pfn = page_to_pfn(page);
-	rec->order = compound_order(page);
+	rec->order = order;
 	rec->refcount = page_ref_count(page);
 }
 
@@ -75,16 +86,20 @@ static void mft_free_objects(struct kmem_cache *cache, void *head)
 	}
 }
 
-static int mft_fill_slab(struct mft_page *pages, unsigned int n)
+static int mft_fill_slab(struct mft_page *pages, unsigned int n,
+			 unsigned int order)
 {
+	unsigned int size = MFT_OBJ_SIZE;
 	struct kmem_cache *cache;
 	unsigned int nr = 0;
 	void *head = NULL;
 	struct page *page;
 	void *obj;
 
+	if (order != MFT_NO_ORDER)
+		size = PAGE_SIZE << order;
 	/* SLAB_NO_MERGE: no other user may share (and keep alive) our slabs. */
-	cache = kmem_cache_create("mm_frozen_test", MFT_OBJ_SIZE, 0,
+	cache = kmem_cache_create("mm_frozen_test", size, 0,
 				  SLAB_NO_MERGE, NULL);
 	if (!cache)
 		return -ENOMEM;
@@ -98,7 +113,7 @@ static int mft_fill_slab(struct mft_page *pages, unsigned int n)
 		head = obj;
 		page = virt_to_head_page(obj);
 		if (!mft_seen(pages, nr, page))
-			mft_record(&pages[nr++], page);
+			mft_record(&pages[nr++], page, compound_order(page));
 	}
 
 	mft_free_objects(cache, head);
@@ -107,23 +122,26 @@ static int mft_fill_slab(struct mft_page *pages, unsigned int n)
 	return nr < n ? -ENOMEM : 0;
 }
 
-static int mft_fill_pages(struct mft_page *pages, unsigned int n)
+static int mft_fill_pages(struct mft_page *pages, unsigned int n,
+			  unsigned int order)
 {
 	struct page *page;
 	unsigned int i;
 	int ret = 0;
 
+	if (order == MFT_NO_ORDER)
+		order = 0;
 	/* Hold all pages before freeing any, so that no pfn comes back. */
 	for (i = 0; i < n; i++) {
-		page = alloc_pages(GFP_KERNEL, 0);
+		page = alloc_pages(GFP_KERNEL, order);
 		if (!page) {
 			ret = -ENOMEM;
 			break;
 		}
-		mft_record(&pages[i], page);
+		mft_record(&pages[i], page, order);
 	}
 	while (i--)
-		__free_pages(pfn_to_page(pages[i].pfn), 0);
+		__free_pages(pfn_to_page(pages[i].pfn), order);
 	return ret;
 }
 
@@ -149,14 +167,22 @@ static ssize_t mft_write(struct file *file, const char __user *buf,
 			 size_t count, loff_t *ppos)
 {
 	struct mft_run *run = ((struct seq_file *)file->private_data)->private;
+	unsigned int n, order = MFT_NO_ORDER;
 	struct mft_page *pages, *old;
-	unsigned int n;
+	char args[32];
+	char extra;
 	int ret;
 
-	ret = kstrtouint_from_user(buf, count, 0, &n);
-	if (ret == -EFAULT)
-		return ret;
-	if (ret || !n || n > MFT_MAX_PAGES)
+	/* "N" or "N ORDER" */
+	if (!count || count >= sizeof(args))
+		return -EINVAL;
+	if (copy_from_user(args, buf, count))
+		return -EFAULT;
+	args[count] = '\0';
+	ret = sscanf(args, "%u %u %c", &n, &order, &extra);
+	if (ret < 1 || ret > 2 || !n || n > MFT_MAX_PAGES)
+		return -EINVAL;
+	if (order != MFT_NO_ORDER && order > MAX_PAGE_ORDER)
 		return -EINVAL;
 
 	/* Allocated before the run, so its pages are not among the run's. */
@@ -165,7 +191,7 @@ static ssize_t mft_write(struct file *file, const char __user *buf,
 		return -ENOMEM;
 
 	mutex_lock(&mft_lock);
-	ret = run->fill(pages, n);
+	ret = run->fill(pages, n, order);
 	old = ret ? pages : run->pages;
 	if (!ret) {
 		run->pages = pages;
