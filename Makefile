@@ -10,7 +10,7 @@ RUNNER_FLAGS ?=
 SHELL_SCRIPTS := runner.sh .ci/run guest-init/init guest-init/stage2.sh \
 	guest-init/tests.sh guest-init/upstream.sh \
 	$(wildcard selftests/mm-frozen/*.sh) \
-	$(wildcard tests/*.sh tests/host/*.sh tracing/*.sh)
+	$(wildcard tests/*.sh tests/host/*.sh tests/host/data/*.sh tracing/*.sh)
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
 	check-full shellcheck host-tests upstream caught series series-check \
@@ -46,6 +46,7 @@ help:
 	@echo 'Options go to runner.sh through RUNNER_FLAGS, e.g.'
 	@echo '  make run RUNNER_FLAGS="--work /tmp/mmf --timeout 1800"'
 	@echo '  make run RUNNER_FLAGS="--drop 0014 --tests frozen_hazard_test"'
+	@echo '  make check RUNNER_FLAGS="--work /tmp/mmf"   (every step, every host test)'
 	@echo '  make series RUNNER_FLAGS="--source linux-source-6.12=6.12.107-1~deb12u1"'
 
 run:
@@ -84,4 +85,4 @@ shellcheck:
 	shellcheck $(SHELL_SCRIPTS)
 
 host-tests:
-	tests/host/run.sh
+	MMF_TEST_FLAGS="$(RUNNER_FLAGS)" tests/host/run.sh

@@ -21,13 +21,17 @@ readonly GIT_IDENT=(-c user.name=mm-frozen-runner -c user.email=mm-frozen@localh
 readonly REQUIRED_PACKAGES=(
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
-	libtraceevent-dev libtracefs-dev shellcheck ccache jq
+	libtraceevent-dev libtracefs-dev shellcheck ccache jq python3
 	libnuma-dev libcap-dev patch
 )
 
-# Exit codes, also listed in --help.
+# Exit codes, also listed in --help; 130 and 143 after SIGINT and SIGTERM.
 readonly E_TESTS=1 E_USAGE=2 E_PACKAGES=3 E_PATCH=4 E_BUILD=5 E_HANG=6
-readonly E_KERNEL=7 E_SERIES=8
+readonly E_KERNEL=7 E_SERIES=8 E_INTERNAL=9 E_GUEST=10 E_BUSY=11
+
+# Seconds: a TCG guest's boot and setup, in the tests' time; the time of
+# a guest command of one's own (exec, --guest-cmd).
+readonly BOOT_ALLOWANCE=300 GUEST_TIMEOUT=1200
 
 # Kernel log lines that fail a run: one extended regular expression a line,
 # shared with the tests (selftests/mm-frozen/mm_frozen.h).
@@ -48,8 +52,9 @@ Commands:
   initramfs      build the guest initramfs only
   boot           boot the already built kernel and run the tests
   shell          boot the built kernel to an interactive shell
-  exec -- CMD..  run one command in the guest; prints its output and
-                 exits with its status
+  exec -- CMD..  run one command in the guest and print its output; exit
+                 0 if it succeeded, $E_TESTS if it failed (its status is printed
+                 and kept in guest/status), else the runner's own codes
   upstream [SUITE..]  the kernel's own suites (KUnit slub_kunit, the mm
                  selftests by run_vmtests.sh category) in the guest;
                  results in WORK/results/VARIANT-upstream/upstream.tsv
@@ -63,6 +68,8 @@ Commands:
   summary        the table of pages and refcount atomics per path,
                  patched vs baseline, from the last runs' counts.json
   check-log FILE scan a console or dmesg log for kernel problems
+  where [NAME]   the paths these options lead to: work, source (the
+                 source repository), tree, build, results; one by NAME
   clean          remove the work directory (sources, builds, results)
 
 Options:
@@ -86,24 +93,32 @@ Options:
                       [\$MMF_PATCHES, default: patches/ of this repository]
   --guest-cmd CMD     the guest's test entry for run/boot [\$MMF_GUEST_CMD,
                       default guest-init/tests.sh]
-  --tests "NAME..."   run only these programs of the mm-frozen kselftest
-                      target (e.g. "frozen_hazard_test plumbing.sh")
+  --tests NAME[,NAME] run only these programs of the mm-frozen kselftest
+                      target (e.g. frozen_hazard_test,plumbing.sh)
   --drop PATCH        the patched series without PATCH (a file name of
                       patches/series, or its number: --drop 0014); may be
                       repeated; own worktree, build and results, named
                       drop-NUMBER
-  --timeout SEC       kill the guest after SEC seconds [\$MMF_TIMEOUT,
-                      default 1200; upstream 2400]
+  --timeout SEC       kill the guest after SEC seconds [\$MMF_TIMEOUT;
+                      default for the tests: $BOOT_ALLOWANCE plus each program's
+                      kselftest timeout (settings, x10 under TCG);
+                      exec, shell, --guest-cmd $GUEST_TIMEOUT; upstream 2400]
   --accel MODE        auto, tcg or kvm [\$MMF_ACCEL, default auto: KVM
                       only if a probe boot under KVM finishes, else TCG]
   --jobs N            parallel build jobs [default: nproc]
   --no-install        report missing packages instead of installing them
+  --no-wait           fail at once if another run holds the work directory
+                      (default: wait for it, saying for whom)
   -h, --help          this text
 
 Exit status: 0 all tests passed; $E_TESTS a test failed; $E_USAGE usage error;
 $E_PACKAGES missing packages; $E_PATCH a patch does not apply; $E_BUILD configure or build
-failure; $E_HANG guest timeout; $E_KERNEL kernel panic/Oops/BUG/WARNING in the guest;
-$E_SERIES a patch adds compiler warnings or checkpatch errors.
+failure; $E_HANG the guest did not finish in time; $E_KERNEL kernel panic, Oops,
+BUG, WARNING... in the guest's log; $E_SERIES a patch adds compiler warnings
+or checkpatch errors; $E_INTERNAL internal error (the failing command is shown);
+$E_GUEST qemu failed, or the guest stopped before its command finished;
+$E_BUSY the work directory is in use (--no-wait); 130, 143 interrupted by
+SIGINT, SIGTERM.  verdict.json says which, in every outcome.
 EOF
 }
 
@@ -123,12 +138,147 @@ QUIET=0
 
 say() { [ "$QUIET" = 1 ] || printf '%s\n' "$*"; }
 
+# Each run has a directory of its own for temporary files (TMPDIR, so that
+# every mktemp lands there), removed when the run ends, however it ends.
+RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mm-frozen-run.XXXXXX")
+export TMPDIR=$RUN_TMP
+
 die() { # die CODE MESSAGE...
 	local code=$1
 	shift
 	printf 'runner.sh: error: %s\n' "$*" >&2
+	# A die in a command substitution ends only its subshell: on_err
+	# passes the code on instead of calling it an internal error.
+	echo "$code" >> "$RUN_TMP/died"
 	exit "$code"
 }
+
+# An unanticipated failure (set -e): one code of its own, E_INTERNAL, with
+# the command that failed; a code that die gave, passed on as it is.
+# shellcheck disable=SC2317 # on_err, on_signal, on_exit: called by traps
+on_err() {
+	local status=$? line=$1 command=$2
+	# In a subshell, end it: its caller's command fails in turn.
+	if [ "$BASHPID" != "$$" ] || grep -qx "$status" "$RUN_TMP/died" 2>/dev/null; then
+		exit "$status"
+	fi
+	printf 'runner.sh: internal error: line %s: "%s" exited with status %s\n' \
+		"$line" "$command" "$status" >&2
+	echo "$E_INTERNAL" >> "$RUN_TMP/died"
+	exit "$E_INTERNAL"
+}
+
+# The process groups of the build and of the guest, when they run.
+CHILD_GROUPS=()
+
+# shellcheck disable=SC2317 # stop_children to on_exit: called by traps
+stop_children() {
+	local pgid
+	for pgid in "${CHILD_GROUPS[@]}"; do
+		# the leader alone, if it has not made its group yet
+		kill -TERM -- "-$pgid" 2>/dev/null || kill -TERM "$pgid" 2>/dev/null || true
+	done
+	for pgid in "${CHILD_GROUPS[@]}"; do
+		wait_for_group "$pgid" 10 || kill -KILL -- "-$pgid" 2>/dev/null || true
+	done
+	CHILD_GROUPS=()
+}
+
+# shellcheck disable=SC2317
+wait_for_group() { # wait_for_group PGID SECONDS: true once it is gone
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 -- "-$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# SIGINT and SIGTERM: stop what runs, keep the results, exit 128+signal.
+# shellcheck disable=SC2317
+on_signal() { # on_signal NAME NUMBER
+	trap - INT TERM
+	printf '\nrunner.sh: %s: stopping\n' "$1" >&2
+	exit $((128 + $2))
+}
+
+# Whatever the end: the children stopped, the report of the command
+# (EXIT_REPORT) and the verdict written, the temporary files removed.
+# shellcheck disable=SC2317
+on_exit() {
+	local status=$?
+	trap - ERR INT TERM
+	stop_children
+	[ -z "$EXIT_REPORT" ] || "$EXIT_REPORT" "$status" || true
+	[ "$RESULTS_READY" = 0 ] || finish_verdict "$status" || true
+	rm -rf "$RUN_TMP" "${CLEANUP[@]}"
+	exit "$status"
+}
+
+# What an exit status says happened, in verdict.json.
+# shellcheck disable=SC2317
+outcome_of() {
+	case "$1" in
+	0) echo passed ;;
+	"$E_TESTS") echo tests-failed ;;
+	"$E_USAGE") echo usage-error ;;
+	"$E_PACKAGES") echo missing-packages ;;
+	"$E_PATCH") echo patch-does-not-apply ;;
+	"$E_BUILD") echo build-failed ;;
+	"$E_HANG") echo guest-timeout ;;
+	"$E_KERNEL") echo kernel-problem ;;
+	"$E_SERIES") echo series-adds-warnings ;;
+	"$E_GUEST") echo guest-failed ;;
+	"$E_BUSY") echo work-directory-busy ;;
+	130|143) echo interrupted ;;
+	*) echo internal-error ;;
+	esac
+}
+
+# verdict.json in every outcome: the tests' verdict (ktap_verdict) when
+# there is one, with how the run ended and its exit status.
+# shellcheck disable=SC2317
+finish_verdict() {
+	local status=$1 json="$RESULTS/verdict.json" tmp
+	tmp=$(mktemp)
+	[ -s "$json" ] || jq -n --arg variant "$VARIANT" '{ variant: $variant }' > "$json"
+	jq --arg outcome "$(outcome_of "$status")" --argjson exit "$status" \
+		--slurpfile guest <(cat "$RESULTS/guest/status" 2>/dev/null) \
+		'. + { outcome: $outcome, exit: $exit }
+		 + (if $guest[0] != null then { guest_status: $guest[0] } else {} end)' \
+		"$json" > "$tmp" && mv "$tmp" "$json"
+}
+
+RESULTS_READY=0
+EXIT_REPORT=
+CLEANUP=()
+# The work directory's lock; until it is taken, a descriptor that
+# children can close as well ({LOCK_FD}>&-), so that a build or a guest
+# left by a killed run does not keep the lock.
+exec {LOCK_FD}< /dev/null
+
+# One run per work directory: a second one waits, saying for whom, or
+# with --no-wait fails at once.  The kernel drops the lock of a run that
+# was killed.
+lock_work() {
+	local holder
+	mkdir -p "$WORK"
+	exec {LOCK_FD}>> "$WORK/.lock"
+	if ! flock -n "$LOCK_FD"; then
+		holder=$(head -n 1 "$WORK/.lock" 2>/dev/null)
+		[ "$NO_WAIT" = 0 ] ||
+			die "$E_BUSY" "$WORK is in use by ${holder:-another runner.sh}"
+		printf 'runner.sh: %s is in use by %s; waiting for it (--no-wait fails at once)\n' \
+			"$WORK" "${holder:-another runner.sh}" >&2
+		flock "$LOCK_FD"
+	fi
+	printf 'pid %s, since %s: runner.sh %s\n' "$$" "$(date +%T)" "$COMMAND" > "$WORK/.lock"
+}
+set -E
+trap 'on_err "$LINENO" "$BASH_COMMAND"' ERR
+trap on_exit EXIT
+trap 'on_signal SIGINT 2' INT
+trap 'on_signal SIGTERM 15' TERM
 
 stage() {
 	stage_end
@@ -143,7 +293,7 @@ stage_end() {
 	local took
 	took=$(elapsed "$STAGE_T0")
 	say "    done in ${took}s"
-	if [ -n "${RESULTS:-}" ] && [ -d "$RESULTS" ]; then
+	if [ "$RESULTS_READY" = 1 ]; then
 		printf '%s\t%s\t%s\n' "$STAGE_NO" "$STAGE_NAME" "$took" \
 			>> "$RESULTS/stages.tsv"
 	fi
@@ -529,13 +679,30 @@ apply_patches() {
 # The kselftest target lives in this repository; the tree gets a copy as
 # tools/testing/selftests/mm-frozen (untracked, so the build stamps ignore
 # it), with the tracing/ scripts inside for its tracing test, and
-# "make kselftest TARGETS=mm-frozen" runs it from there.
+# "make kselftest TARGETS=mm-frozen" runs it from there.  rsync keeps the
+# files' times, so that make rebuilds only what was edited.
 install_selftests() {
 	local dest="$TREE/tools/testing/selftests/mm-frozen"
-	rm -rf "$dest"
-	cp -r "$MMF_ROOT/selftests/mm-frozen" "$dest"
-	cp -r "$MMF_ROOT/tracing" "$dest/tracing"
+
+	mkdir -p "$dest"
+	rsync -a --delete --exclude tracing "$MMF_ROOT/selftests/mm-frozen/" "$dest/"
+	rsync -a --delete "$MMF_ROOT/tracing/" "$dest/tracing/"
 	say "    $dest"
+}
+
+# The mm-frozen kselftests and their test modules, built and installed on
+# the host (KSELFTEST_DIR): the guest only runs them, with the installed
+# run_kselftest.sh.  Under TCG the guest needs over a minute to build them.
+build_selftests() {
+	local log="$BUILD/kselftest.log"
+
+	say "    make -C tools/testing/selftests TARGETS=mm-frozen install (log: $log)"
+	if ! MMF_BUILD=$BUILD make -C "$TREE/tools/testing/selftests" O="$BUILD" \
+		TARGETS=mm-frozen INSTALL_PATH="$KSELFTEST_DIR" install > "$log" 2>&1; then
+		show_build_failure "$log"
+		die "$E_BUILD" "the mm-frozen kselftests did not build; log: $log"
+	fi
+	say "    installed in $KSELFTEST_DIR"
 }
 
 # The config fragments, in the order they are merged: a later one
@@ -632,15 +799,22 @@ build_dir() {
 	printf '%s/.build-%s\n' "$1" "$2"
 }
 
-kernel_make() {
+# kernel_make_command ARGS...: MAKE_COMMAND, make in the tree and build
+# directory with ARGS, through ccache when it is installed.
+kernel_make_command() {
 	local cc=gcc
 	if command -v ccache >/dev/null; then
 		cc="ccache gcc"
-		export CCACHE_BASEDIR="$WORK"
 	fi
 	# LOCALVERSION= (set, empty) keeps setlocalversion from appending "+"
 	# for a git tree that is not at a release tag.
-	make -C "$TREE" O="$BUILD" -j"$JOBS" CC="$cc" LOCALVERSION= "$@"
+	MAKE_COMMAND=(env CCACHE_BASEDIR="$WORK" make -C "$TREE" O="$BUILD" -j"$JOBS"
+		CC="$cc" LOCALVERSION= "$@")
+}
+
+kernel_make() {
+	kernel_make_command "$@"
+	"${MAKE_COMMAND[@]}"
 }
 
 build_stamp() {
@@ -653,15 +827,20 @@ build_stamp() {
 # under TCG installing them takes minutes.
 # make_logged LOG TARGET...: kernel_make with its output in LOG and, each
 # minute, the number of objects compiled so far; returns make's status.
+# The build runs in a process group of its own (setsid), which an
+# interrupted run stops whole (on_exit).
 make_logged() {
 	local log=$1 pid rc=0
 	shift
-	kernel_make "$@" > "$log" 2>&1 &
+	kernel_make_command "$@"
+	setsid -w "${MAKE_COMMAND[@]}" > "$log" 2>&1 {LOCK_FD}>&- &
 	pid=$!
+	CHILD_GROUPS=("$pid")
 	while ! wait_for "$pid" 60; do
 		say "    ... $(grep -c '^  CC ' "$log" || true) objects compiled (+$(elapsed "$STAGE_T0")s)"
 	done
 	wait "$pid" || rc=$?
+	CHILD_GROUPS=()
 	return "$rc"
 }
 
@@ -766,30 +945,30 @@ EOF
 
 # On these machines /dev/kvm exists but a KVM guest can hang after the
 # firmware: use KVM only when a probe boot prints the kernel banner and
-# ends by itself.  The verdict is cached per machine in the work dir.
+# ends by itself.  The verdict is kept in the work dir with what it
+# depends on, the host's kernel, QEMU's version and /dev/kvm's access,
+# and probed again when one of them changes.
 choose_accel() {
-	local probe="$WORK/kvm-probe" log
+	local probe="$WORK/kvm-probe" key log verdict=tcg
 	case "$ACCEL" in
 	tcg|kvm) printf '%s\n' "$ACCEL"; return ;;
 	esac
-	if [ ! -f "$probe" ]; then
+	key="$(uname -r) $(qemu-system-x86_64 --version | head -n 1)"
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] && key+=" /dev/kvm" || key+=" no /dev/kvm"
+	if [ "$(sed -n 2p "$probe" 2>/dev/null)" != "$key" ]; then
 		if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 			log=$(mktemp)
 			timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
 				-nodefaults -no-reboot -display none -serial "file:$log" \
 				-kernel "$BUILD/arch/x86/boot/bzImage" \
-				-append "console=ttyS0 panic=-1" >/dev/null 2>&1 || true
+				-append "console=ttyS0 panic=-1" >/dev/null 2>&1 {LOCK_FD}>&- || true
 			if grep -q 'Linux version' "$log" && grep -q 'Kernel panic' "$log"; then
-				echo kvm > "$probe"
-			else
-				echo tcg > "$probe"
+				verdict=kvm
 			fi
-			rm -f "$log"
-		else
-			echo tcg > "$probe"
 		fi
+		printf '%s\n%s\n' "$verdict" "$key" > "$probe"
 	fi
-	cat "$probe"
+	head -n 1 "$probe"
 }
 
 qemu_accel_args() {
@@ -805,6 +984,19 @@ timeout_scale() {
 	if [ "$1" = kvm ]; then echo 1; else echo 10; fi
 }
 
+# The kernel's own stall and hang detectors, with their timeouts scaled
+# like the tests' (RCU stalls after 21 s, hung tasks after 120 s, soft
+# lockups after twice watchdog_thresh, 10 s, which is at most 60): their
+# reports fail a run, so they must not fire for emulation's slowness.
+stall_args() { # stall_args ACCEL
+	local scale thresh
+	scale=$(timeout_scale "$1")
+	thresh=$((10 * scale))
+	[ "$thresh" -le 60 ] || thresh=60
+	printf 'rcupdate.rcu_cpu_stall_timeout=%d sysctl.kernel.hung_task_timeout_secs=%d watchdog_thresh=%d\n' \
+		$((21 * scale)) $((120 * scale)) "$thresh"
+}
+
 # write_guest_cmd ACCEL CMD...: the script stage2.sh runs in the guest.
 write_guest_cmd() {
 	local guest="$RESULTS/guest" accel=$1
@@ -817,6 +1009,7 @@ write_guest_cmd() {
 			"$MMF_ROOT" "$VARIANT" "$RESULTS" "$(kernel_release)"
 		printf 'export MMF_BUILD=%q MMF_TREE=%q MMF_ACCEL=%q MMF_TIMEOUT_SCALE=%q\n' \
 			"$BUILD" "$TREE" "$accel" "$(timeout_scale "$accel")"
+		printf 'export MMF_KSELFTEST=%q\n' "$KSELFTEST_DIR"
 		printf 'cd %q || exit 125\n' "$PWD"
 		printf '%q ' "$@"
 		printf '\n'
@@ -827,7 +1020,7 @@ write_guest_cmd() {
 # results share; MODE is "batch" (console to console.log, kernel lines
 # hidden on screen) or "shell" (console on this terminal).
 run_qemu() {
-	local accel=$1 mode=$2 rc kernel="$BUILD/arch/x86/boot/bzImage"
+	local accel=$1 mode=$2 rc pid reader kernel="$BUILD/arch/x86/boot/bzImage"
 	local -a args
 	case "$RESULTS$MMF_ROOT" in
 	*[[:space:]]*) die "$E_USAGE" "paths on the guest's command line must not" \
@@ -837,7 +1030,7 @@ run_qemu() {
 	# shellcheck disable=SC2054 # commas belong to qemu's option syntax
 	args+=(-smp 2 -m 2G -nodefaults -no-reboot -display none -monitor none
 		-kernel "$kernel" -initrd "$INITRAMFS"
-		-append "console=ttyS0 loglevel=5 printk.devkmsg=on panic=-1 MMF_RESULTS=$RESULTS MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
+		-append "console=ttyS0 loglevel=5 printk.devkmsg=on panic=-1 $(stall_args "$accel") MMF_RESULTS=$RESULTS MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
 		-chardev "stdio,id=console,signal=off,logfile=$RESULTS/console.log"
 		-serial chardev:console
 		-fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
@@ -851,17 +1044,35 @@ run_qemu() {
 		qemu-system-x86_64 "${args[@]}"
 		return
 	fi
-	set +e
-	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" < /dev/null |
-		show_guest_output
-	rc=${PIPESTATUS[0]}
-	set -e
+	# timeout puts itself and qemu in a process group of its own, which
+	# an interrupted run stops whole (on_exit).  The console goes through
+	# a FIFO, whose reader is waited for: all of it is shown before the
+	# runner goes on.
+	mkfifo "$RUN_TMP/console"
+	show_guest_output < "$RUN_TMP/console" &
+	reader=$!
+	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 "${args[@]}" < /dev/null \
+		2> "$RESULTS/qemu.log" > "$RUN_TMP/console" {LOCK_FD}>&- &
+	pid=$!
+	CHILD_GROUPS=("$pid")
+	wait "$pid" && rc=0 || rc=$?
+	CHILD_GROUPS=()
+	wait "$reader" || true
+	rm -f "$RUN_TMP/console"
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		printf '    --- last console lines (%s) ---\n' "$RESULTS/console.log" >&2
-		tail -n 25 "$RESULTS/console.log" | sed 's/^/    /' >&2
+		show_last_console_lines
 		die "$E_HANG" "the guest did not finish within ${TIMEOUT}s and was killed"
 	fi
-	[ "$rc" = 0 ] || die "$E_HANG" "qemu-system-x86_64 exited with status $rc; see $RESULTS/console.log"
+	if [ "$rc" != 0 ]; then
+		printf '    --- %s ---\n' "$RESULTS/qemu.log" >&2
+		tail -n 10 "$RESULTS/qemu.log" | sed 's/^/    /' >&2
+		die "$E_GUEST" "qemu-system-x86_64 failed (status $rc)"
+	fi
+}
+
+show_last_console_lines() {
+	printf '    --- last console lines (%s) ---\n' "$RESULTS/console.log" >&2
+	tail -n 25 "$RESULTS/console.log" 2>/dev/null | sed 's/^/    /' >&2
 }
 
 # Live view of the guest: its command's output; kernel lines (which carry
@@ -881,7 +1092,9 @@ kernel_problem_ere() {
 
 # kernel_problems FILE...: the kernel log lines that fail a run.  Only
 # lines with the kernel's printk timestamp count, so that a test printing
-# "WARNING:" itself does not trip it.  Tests mark their windows in the log
+# "WARNING:" itself does not trip it; on the serial console a kernel line
+# can start in the middle of a line that user space had not ended ("# #
+# bvec[  367.37] frozen_pages: ..."), and counts from its timestamp.  Tests mark their windows in the log
 # ("mm-frozen: test begin NAME", "... end NAME"): a problem line in a
 # window names its test; a window may declare the report it provokes
 # ("mm-frozen: test expect COUNT ERE"), and then exactly COUNT lines
@@ -898,8 +1111,8 @@ kernel_problems() {
 					ts, test, want, want_ere, seen, where
 		}
 		{ sub(/\r$/, "") }
-		!match($0, /^\[ *[0-9]+\.[0-9]+\] /) { next }
-		{ ts = substr($0, 1, RLENGTH - 1); text = substr($0, RLENGTH + 1) }
+		!match($0, /\[ *[0-9]+\.[0-9]+\] /) { next }
+		{ ts = substr($0, RSTART, RLENGTH - 1); text = substr($0, RSTART + RLENGTH) }
 		text ~ /^mm-frozen: test begin / {
 			test = substr(text, 23); want_ere = ""; want = seen = 0; next
 		}
@@ -910,7 +1123,7 @@ kernel_problems() {
 		text ~ /^mm-frozen: test end / { check_expected(""); test = want_ere = ""; next }
 		text ~ problems {
 			if (want_ere != "" && text ~ want_ere) { seen++; next }
-			print $0 (test != "" ? "  [during test " test "]" : "")
+			print ts " " text (test != "" ? "  [during test " test "]" : "")
 		}
 		END { check_expected(" (the log ends in the test)") }' "$f"
 	done | awk '!seen[$0]++'
@@ -930,49 +1143,37 @@ check_kernel_log() {
 guest_status() {
 	local status_file="$RESULTS/guest/status"
 	if [ ! -s "$status_file" ]; then
-		printf '    --- last console lines ---\n' >&2
-		tail -n 25 "$RESULTS/console.log" | sed 's/^/    /' >&2
-		die "$E_HANG" "the guest stopped before its command finished"
+		show_last_console_lines
+		die "$E_GUEST" "the guest stopped before its command finished"
 	fi
 	cat "$status_file"
 }
 
-# ktap_counts LOG: "passed failed skipped" over the leaf results.  Lines
-# nested under a kselftest wrapper ("# ok 3 ...") are the leaves; a
-# wrapper's own "not ok" counts when its program printed no failing leaf
-# (it crashed or timed out), and a wrapper without leaves counts as one.
-ktap_counts() {
-	awk '
-	function leaf(line) {
-		if (line ~ /not ok/) { fail++; prog_fail++ }
-		else if (line ~ /# *(SKIP|skip)/) skip++
-		else pass++
-		prog_leaves++
-	}
-	/^(# )+(not )?ok [0-9]+/ { leaf($0); next }
-	/^(not )?ok [0-9]+/ {
-		if ($0 ~ /^not ok/ && prog_fail == 0) fail++
-		else if (prog_leaves == 0) leaf($0)
-		prog_fail = prog_leaves = 0
-	}
-	END { printf "%d %d %d\n", pass, fail, skip }' "$1"
-}
-
 # KTAP verdict: in 6.12 neither run_kselftest.sh nor "make run_tests"
-# exits non-zero when a test fails, so the result lines decide.
-ktap_verdict() {
-	local log="$RESULTS/guest/output.log" status=$1 pass fail skip
-	read -r pass fail skip < <(ktap_counts "$log")
-	printf '{ "variant": "%s", "kernelrelease": "%s", "guest_status": %s, "passed": %s, "failed": %s, "skipped": %s }\n' \
-		"$VARIANT" "$(kernel_release)" "$status" "$pass" "$fail" "$skip" > "$RESULTS/verdict.json"
-	if [ "$fail" -gt 0 ]; then
-		say "    failed tests:"
-		grep -E '^(# )*not ok [0-9]+' "$log" | sed 's/^/      /'
-	fi
-	[ "$status" = 0 ] || say "    the guest's test command exited with status $status"
+# exits non-zero when a test fails, so the results decide, read by ktap.py
+# (which also calls a test whose results stop short of its plan crashed);
+# verdict.json gets its counts and tree, the kernel release and the guest
+# command's exit status.
+# A guest that did not finish (no status) is read from its console: the
+# output file may not hold the last lines, and the test in progress is
+# one that crashed.
+ktap_verdict() { # ktap_verdict [GUEST-STATUS]
+	local status=${1:-null} log="$RESULTS/guest/output.log" verdict=0 json
+
+	[ "$status" != null ] || log="$RESULTS/console.log"
+	json=$(mktemp)
 	say ""
-	say "$VARIANT: $pass passed, $fail failed, $skip skipped"
-	[ "$fail" = 0 ] && [ "$status" = 0 ] && [ "$((pass + skip))" -gt 0 ]
+	python3 "$MMF_ROOT/ktap.py" --name "$VARIANT" --json "$json" "$log" || verdict=1
+	jq --arg release "$(kernel_release)" --argjson status "$status" \
+		'{ variant, kernelrelease: $release, guest_status: $status } + .' \
+		"$json" > "$RESULTS/verdict.json"
+	rm -f "$json"
+	case "$status" in
+	0) ;;
+	null) say "    the guest did not finish its test command" ;;
+	*) say "    the guest's test command exited with status $status" ;;
+	esac
+	[ "$verdict" = 0 ] && [ "$status" = 0 ]
 }
 
 # boot_guest MODE CMD...: boots the built kernel and has the guest run CMD
@@ -984,18 +1185,40 @@ boot_guest() {
 		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"
 	build_initramfs
 	accel=$(choose_accel)
+	: "${TIMEOUT:=$(guest_timeout "$accel")}"
 	write_guest_cmd "$accel" "$@"
 	run_qemu "$accel" "$mode"
 }
 
+# The whole guest's time for the tests: a boot's allowance, and the
+# kselftest timeout of each program it runs (settings, times the TCG
+# scale), so that kselftest kills a test that overruns (a "# TIMEOUT"
+# result, the next program runs) long before the guest is killed.  A
+# guest command of one's own (--guest-cmd) gets GUEST_TIMEOUT.
+guest_timeout() { # guest_timeout ACCEL
+	local per n
+	if [ "${GUEST_CMD[0]}" != "$MMF_ROOT/guest-init/tests.sh" ]; then
+		echo "$GUEST_TIMEOUT"
+		return
+	fi
+	per=$(sed -n 's/^timeout=//p' "$MMF_ROOT/selftests/mm-frozen/settings")
+	per=$((per * $(timeout_scale "$1")))
+	n=${#TESTS[@]}
+	[ "$n" -gt 0 ] || n=$(grep -c . "$KSELFTEST_DIR/kselftest-list.txt")
+	echo $((BOOT_ALLOWANCE + n * per))
+}
+
+# The tests' verdict comes first, so that verdict.json holds their counts
+# whatever the kernel log says; a guest that did not finish is explained
+# by its kernel log, if that shows a problem (E_KERNEL), else it stopped
+# early (E_GUEST).
 boot_and_test() {
-	local status verdict
+	local verdict=0
 	boot_guest batch "${GUEST_CMD[@]}"
 	stage "Check the guest's kernel log and results"
+	ktap_verdict "$(cat "$RESULTS/guest/status" 2>/dev/null)" || verdict=$E_TESTS
 	check_kernel_log
-	status=$(guest_status)
-	verdict=0
-	ktap_verdict "$status" || verdict=$E_TESTS
+	guest_status > /dev/null
 	[ "$QUIET" = 1 ] || print_summary
 	say "    results: $RESULTS"
 	[ "$verdict" = 0 ] || exit "$verdict"
@@ -1199,7 +1422,7 @@ cmd_series() {
 	SERIES_RESULTS=$RESULTS
 	touch "$RESULTS/apply.tsv" "$RESULTS/checkpatch.tsv" "$RESULTS/build.tsv"
 	exec > >(tee -a "$RESULTS/runner.log") 2>&1
-	trap 'series_report "$?"' EXIT
+	EXIT_REPORT=series_report
 	say "mm-frozen: series check of $PATCHES on $(source_label), results $RESULTS"
 	stage "Check Debian packages"
 	check_packages
@@ -1282,6 +1505,7 @@ prepare_results() {
 	rm -rf "$RESULTS"
 	mkdir -p "$RESULTS/guest"
 	touch "$RESULTS/.mm-frozen-results"
+	RESULTS_READY=1
 }
 
 stages_to_kernel() {
@@ -1307,6 +1531,8 @@ stages_build() {
 	configure_kernel
 	stage "Build the kernel ($VARIANT)"
 	build_kernel
+	stage "Build the mm-frozen kselftests"
+	build_selftests
 }
 
 stages_test() {
@@ -1334,16 +1560,22 @@ cmd_boot() {
 	stage_end
 }
 
+# exec's exit status is the runner's: 0 when CMD succeeded, E_TESTS when
+# it failed (its own status is printed, and kept in guest/status and
+# verdict.json), any other code for the runner's own failures.
 cmd_exec() {
 	local status
 	[ $# -gt 0 ] || die "$E_USAGE" "exec needs a command: runner.sh exec -- CMD"
 	QUIET=1
 	prepare_results
 	boot_guest batch "$@"
+	cat "$RESULTS/guest/output.log" 2>/dev/null || true
 	check_kernel_log
 	status=$(guest_status)
-	cat "$RESULTS/guest/output.log"
-	exit "$status"
+	if [ "$status" != 0 ]; then
+		printf 'runner.sh: the guest command exited with status %s\n' "$status" >&2
+		exit "$E_TESTS"
+	fi
 }
 
 # The guest wrote upstream.tsv; one more result says whether the kernel
@@ -1414,12 +1646,33 @@ cmd_upstream_compare() {
 		}
 		printf "\n%d tests: %d regression(s), %d failing on both\n", n, regressions, both
 		exit (regressions > 0)
-	}' "$base" "$mine"
+	}' "$base" "$mine" || exit "$E_TESTS"
 }
 
 cmd_shell() {
 	prepare_results
 	boot_guest shell true
+}
+
+# The paths the options lead to, for scripts that read what a run left
+# ("runner.sh --work DIR where source"), so that they never guess.
+cmd_where() {
+	local name value found=0
+	while read -r name value; do
+		if [ $# = 0 ]; then
+			printf '%-8s %s\n' "$name" "$value"
+		elif [ "$name" = "$1" ]; then
+			printf '%s\n' "$value"
+			found=1
+		fi
+	done <<EOF
+work $WORK
+source $SRC_REPO
+tree $TREE
+build $BUILD
+results $RESULTS
+EOF
+	[ $# = 0 ] || [ "$found" = 1 ] || die "$E_USAGE" "where: no path named $1"
 }
 
 cmd_check_log() {
@@ -1445,6 +1698,7 @@ TIMEOUT=${MMF_TIMEOUT:-}
 ACCEL=${MMF_ACCEL:-auto}
 JOBS=$(nproc)
 NO_INSTALL=0
+NO_WAIT=0
 GUEST_CMD=("${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}")
 TESTS=()
 SUITES=()
@@ -1494,12 +1748,15 @@ parse_args() {
 		--accel) ACCEL=${2:?--accel needs auto, tcg or kvm}; shift ;;
 		--jobs) JOBS=${2:?--jobs needs a number}; shift ;;
 		--drop) DROP_ARGS+=("${2:?--drop needs a patch of the series}"); shift ;;
-		--tests) read -r -a TESTS <<< "${2:?--tests needs test names}"; shift ;;
+		--tests) read -r -a TESTS <<< "$(tr , ' ' <<< "${2-}")"; [ ${#TESTS[@]} -gt 0 ] ||
+			die "$E_USAGE" "--tests needs test names"; shift ;;
 		--no-install) NO_INSTALL=1 ;;
+		--no-wait) NO_WAIT=1 ;;
 		--source) SOURCE_SPEC=${2:?--source needs a SPEC}; shift ;;
 		--no-bisect) BISECT=0 ;;
 		--no-test) RUN_TESTS=0 ;;
 		run|deps|kernel|initramfs|boot|shell|summary|clean|upstream-compare|series) COMMAND=$1 ;;
+		where) COMMAND=where; shift; ARGS=("$@"); return ;;
 		matrix) COMMAND=matrix; shift; ARGS=("$@"); return ;;
 		upstream) COMMAND=upstream; shift; SUITES=("$@"); return ;;
 		exec) COMMAND="exec"; shift; [ "${1:-}" != -- ] || shift; ARGS=("$@"); return ;;
@@ -1523,9 +1780,12 @@ main() {
 	parse_args "$@"
 	case "$ACCEL" in auto|tcg|kvm) ;; *) die "$E_USAGE" "--accel must be auto, tcg or kvm" ;; esac
 	case "$VARIANT" in patched|baseline|noknob) ;; *) die "$E_USAGE" "--variant must be patched, baseline or noknob" ;; esac
-	# The kernel's own suites take about twice as long as ours.
-	if [ "$COMMAND" = upstream ]; then : "${TIMEOUT:=2400}"; else : "${TIMEOUT:=1200}"; fi
-	[[ "$TIMEOUT" =~ ^[0-9]+$ ]] || die "$E_USAGE" "--timeout needs a number of seconds"
+	# run and boot derive the guest's time from the tests' (guest_timeout)
+	case "$COMMAND" in
+	upstream) : "${TIMEOUT:=2400}" ;;
+	exec|shell) : "${TIMEOUT:=1200}" ;;
+	esac
+	[[ "${TIMEOUT:-0}" =~ ^[0-9]+$ ]] || die "$E_USAGE" "--timeout needs a number of seconds"
 	[[ "$JOBS" =~ ^[1-9][0-9]*$ ]] || die "$E_USAGE" "--jobs needs a positive number"
 	case "$WORK" in /*) ;; *) WORK="$PWD/$WORK" ;; esac
 	case "$PATCHES" in /*) ;; *) PATCHES="$PWD/$PATCHES" ;; esac
@@ -1543,11 +1803,15 @@ main() {
 	fi
 	[ ${#DROP_ARGS[@]} = 0 ] || resolve_drops
 	BUILD=$(build_dir "$TREE" "$VARIANT")
+	KSELFTEST_DIR="$BUILD/kselftest-install"
 	[ ${#TESTS[@]} = 0 ] || GUEST_CMD+=("${TESTS[@]}")
 	case "$COMMAND" in
 	matrix) RESULTS=${RESULTS:-$WORK/results/matrix} ;;
 	exec|shell|upstream|series) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT-$COMMAND} ;;
 	*) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT} ;;
+	esac
+	case "$COMMAND" in
+	run|deps|kernel|initramfs|boot|shell|exec|upstream|series|clean) lock_work ;;
 	esac
 
 	case "$COMMAND" in
@@ -1564,6 +1828,7 @@ main() {
 	matrix) cmd_matrix ;;
 	check-log) cmd_check_log "${ARGS[@]}" ;;
 	summary) print_summary ;;
+	where) cmd_where "${ARGS[@]}" ;;
 	clean) rm -rf "$WORK"; say "removed $WORK" ;;
 	esac
 }

@@ -38,7 +38,7 @@ step() { # step NAME COMMAND...
 # steps need (shellcheck among them) on a new machine.
 step kernel ./runner.sh "$@" kernel
 step shellcheck make -s shellcheck
-step host-tests tests/host/run.sh
+step host-tests env MMF_TEST_FLAGS="$*" tests/host/run.sh
 step patched ./runner.sh "$@"
 step baseline-fails-slab-check tests/expect-baseline.sh "$@"
 step hazards-caught-without-fix tests/expect-caught.sh "$@"

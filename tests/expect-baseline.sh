@@ -14,18 +14,20 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen}
-LOG="$WORK/results/baseline/guest/output.log"
+RESULTS=$(mktemp -d /tmp/mm-frozen-baseline.XXXXXX)
+LOG="$RESULTS/guest/output.log"
 SLAB_TEST='frozen\.slab_free_without_refcount_atomic'
 FREE_PAGES_TEST='frozen\.free_pages_one_atomic_to_zero'
 TRACING_SLAB_CLAIM='slab-free-atomics\.bt: slab pages are freed without a refcount atomic'
 TRACING_SLAB_EXACT='slab-free-atomics\.bt counts exactly'
 
 status=0
-./runner.sh --baseline "$@" || status=$?
+# Results of its own: a run never reads another's.
+./runner.sh --baseline "$@" --results "$RESULTS" || status=$?
 
+# The results stay for a look when the step fails.
 fail() {
-	echo "expect-baseline: $*"
+	echo "expect-baseline: $*; results in $RESULTS"
 	exit 1
 }
 
@@ -41,3 +43,4 @@ grep -q -E "^(# )*ok [0-9]+ $TRACING_SLAB_EXACT" "$LOG" ||
 	fail "slab-free-atomics.bt did not count exactly on the baseline kernel"
 echo "expect-baseline: the slab checks failed as expected (frozen_pages_test," \
 	"slab-free-atomics.bt, which counted exactly), the __free_pages() check passed"
+rm -rf "$RESULTS"

@@ -24,7 +24,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen}
+WORK=$(./runner.sh "$@" where work)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 OUT="$TMP/out"

@@ -476,7 +476,7 @@ static void tally_page(const struct trace *t, const struct mft_page *p,
 	if (l.frozen) {
 		ty->frozen++;
 		ty->frozen_from_slab +=
-			is_slab_function(site_name(sites, l.frozen->call_site));
+			is_slab_call_site(site_name(sites, l.frozen->call_site));
 	}
 }
 
@@ -552,8 +552,13 @@ static void run_trigger(struct __test_metadata *_metadata, struct env *env,
 		TH_LOG("pages whose allocation and free are not both traced");
 }
 
+/*
+ * The kernel as it comes: with the debugfs knob, slab_frozen=1 (its
+ * default) for the tests and the setting found restored after them.
+ */
 FIXTURE(frozen) {
 	struct env env;
+	char saved[16];
 };
 
 FIXTURE_SETUP(frozen)
@@ -562,10 +567,14 @@ FIXTURE_SETUP(frozen)
 
 	if (why)
 		SKIP(return, "%s", why);
+	if (!read_file(KNOB, self->saved, sizeof(self->saved)))
+		ASSERT_EQ(0, write_file(KNOB, "1"));
 }
 
 FIXTURE_TEARDOWN(frozen)
 {
+	if (self->saved[0] && write_file(KNOB, self->saved))
+		TH_LOG("cannot restore %s to %s", KNOB, self->saved);
 	env_teardown(&self->env);
 }
 
@@ -578,10 +587,16 @@ TEST_F(frozen, slab_free_without_refcount_atomic)
 	EXPECT_EQ(t->pages, t->no_atomics)
 		TH_LOG("slab pages with a refcount atomic: %u",
 		       t->pages - t->no_atomics);
-	if (!counts->free_frozen_event) {
-		ksft_print_msg("no kmem:mm_page_free_frozen: the free path is not checked\n");
-		return;
-	}
+}
+
+/* ...and reach free_frozen_pages() from SLUB, by mm-frozen's tracepoint. */
+TEST_F(frozen, slab_free_reaches_free_frozen_pages)
+{
+	const struct tally *t = &counts->tally[SEC_SLAB];
+
+	if (!self->env.free_frozen)
+		SKIP(return, "no kmem:mm_page_free_frozen: kernel without mm-frozen's tracepoint");
+	run_trigger(_metadata, &self->env, "slab_pages", SEC_SLAB);
 	EXPECT_EQ(t->pages, t->frozen_from_slab)
 		TH_LOG("slab pages not freed by free_frozen_pages() from slab: %u",
 		       t->pages - t->frozen_from_slab);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel symbols for the mm-frozen tests: which function a call site
- * recorded by a tracepoint is in, and whether that is SLUB's free path.
+ * recorded by a tracepoint is in.
  */
 #ifndef MM_FROZEN_KSYM_H
 #define MM_FROZEN_KSYM_H
@@ -27,12 +27,6 @@ static inline void symbol_of(unsigned long long addr, char *name, size_t len)
 			snprintf(name, len, "%s", sym);
 		}
 	fclose(f);
-}
-
-/* SLUB's free path: __free_slab() and whatever it is inlined into. */
-static inline bool is_slab_function(const char *name)
-{
-	return strstr(name, "slab") || strstr(name, "kmem_cache");
 }
 
 #endif /* MM_FROZEN_KSYM_H */

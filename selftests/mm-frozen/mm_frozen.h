@@ -80,6 +80,32 @@ static inline int path_beside_program(const char *name, char *path, size_t len)
 }
 
 /*
+ * Whether the function @name is SLUB's free path: the one that the file
+ * slab-call-site, beside the program, names (one definition, shared with
+ * tracing_scripts.sh).  Without it nothing can be counted: the test ends.
+ */
+static inline bool is_slab_call_site(const char *name)
+{
+	static char slab_call_site[128];
+	char path[PATH_MAX], line[128];
+	FILE *f = NULL;
+
+	if (!slab_call_site[0]) {
+		if (!path_beside_program("slab-call-site", path, sizeof(path)))
+			f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (line[0] != '#')
+				sscanf(line, "%127s", slab_call_site);
+		if (f)
+			fclose(f);
+		if (!slab_call_site[0])
+			ksft_exit_fail_msg("no function name in %s beside %s\n",
+					   "slab-call-site", program_invocation_short_name);
+	}
+	return !strcmp(name, slab_call_site);
+}
+
+/*
  * Loads mm_frozen_test/@name.ko (built beside this program).  Returns 0
  * and sets *@loaded when this call loaded it, 0 when it was loaded
  * already, -1 with the reason in @why otherwise.

@@ -42,6 +42,8 @@ NR_PAGES=64
 SLAB_ORDER=5
 PAGES_ORDER=6
 NTESTS=12
+# The caller of free_frozen_pages() for slab pages, as the C tests read it.
+SLAB_CALLER=$(grep -v '^#' "$DIR/slab-call-site")
 
 SYNTH=mmf_zeroed_free
 
@@ -373,8 +375,8 @@ test_free_atomics() {
 	run_traced free-bt bpftrace_tool free-atomics.bt
 	check_path_rows free-bt "$what" __free_pages pages "$PAGES_ORDER"
 	claim "$NR_PAGES" "$what: __free_pages() frees each page with one refcount atomic"
-	check_path_rows free-bt "$what" __free_slab slab_pages "$SLAB_ORDER"
-	claim 0 "$what: slab pages reach free_frozen_pages() from __free_slab without an atomic"
+	check_path_rows free-bt "$what" "$SLAB_CALLER" slab_pages "$SLAB_ORDER"
+	claim 0 "$what: slab pages reach free_frozen_pages() from $SLAB_CALLER without an atomic"
 }
 
 test_trace_cmd() {
@@ -387,7 +389,7 @@ test_trace_cmd() {
 	else
 		run_traced frees-tc trace_cmd_tool frees
 		check_path_rows frees-tc "$what" __free_pages pages "$PAGES_ORDER"
-		check_path_rows frees-tc "$what" __free_slab slab_pages "$SLAB_ORDER"
+		check_path_rows frees-tc "$what" "$SLAB_CALLER" slab_pages "$SLAB_ORDER"
 	fi
 
 	what="trace-cmd-recipes.sh slab"

@@ -38,3 +38,51 @@ expect_output() { # expect_output EXTENDED-REGEX
 expect_text() { # expect_text FIXED-STRING
 	grep -q -F -- "$1" "$TMP/out" || fail "output does not contain: $1"
 }
+
+# start_runner NAME ARGS...: runner.sh in the background as a terminal's
+# job: in a process group of its own, with SIGINT not ignored (job control
+# on: without it a script's background commands ignore SIGINT); its output
+# in $TMP/NAME.out, its pid and process group in $RUNNER_PID.
+start_runner() {
+	local name=$1
+	shift
+	set -m
+	"$RUNNER" "${TEST_FLAGS[@]}" "$@" > "$TMP/$name.out" 2>&1 &
+	# shellcheck disable=SC2034 # read by the tests
+	RUNNER_PID=$!
+	set +m
+}
+
+# wait_for_text FILE TEXT SECONDS: until FILE holds TEXT.
+wait_for_text() {
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		grep -q -F -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	fail "no '$2' in $1 after $3 s"
+}
+
+# fake_target DIR TIMEOUT PROGRAM...: a kselftest installation in DIR with
+# a target named mm-frozen whose programs are PROGRAM... (scripts from
+# tests/host/data) and whose kselftest timeout is TIMEOUT seconds; the
+# runner of the real installation runs it.  Prints the guest command
+# that runs it through guest-init/tests.sh.
+fake_target() {
+	local dir=$1 timeout=$2 real p
+	shift 2
+	real="$("$RUNNER" "${TEST_FLAGS[@]}" where build)/kselftest-install"
+	[ -x "$real/run_kselftest.sh" ] || fail "no kselftests installed in $real: run runner.sh first"
+	mkdir -p "$dir/mm-frozen"
+	cp -r "$real/run_kselftest.sh" "$real/kselftest" "$dir/"
+	echo "timeout=$timeout" > "$dir/mm-frozen/settings"
+	: > "$dir/kselftest-list.txt"
+	for p in "$@"; do
+		cp "$MMF_ROOT/tests/host/data/$p" "$dir/mm-frozen/"
+		echo "mm-frozen:$p" >> "$dir/kselftest-list.txt"
+	done
+	printf '#!/bin/sh\nMMF_KSELFTEST=%s exec %s "$@"\n' "$dir" \
+		"$MMF_ROOT/guest-init/tests.sh" > "$dir/guest-cmd"
+	chmod +x "$dir/guest-cmd"
+	echo "$dir/guest-cmd"
+}

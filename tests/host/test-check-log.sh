@@ -36,6 +36,10 @@ expect_problem refcount '[    2.000000] refcount_t: underflow; use-after-free.'
 expect_problem badpage '[    2.000000] BUG: Bad page state in process swapper  pfn:01234'
 expect_problem slub '[    2.000000] BUG kmalloc-64 (Not tainted): Left Redzone overwritten'
 expect_problem detector '[    2.000000] frozen_pages: bad refcount at slab free: pfn:0x1234 order:1 refcount:1 expected:0 cache:dentry'
+expect_problem rcu-stall '[  300.000000] rcu: INFO: rcu_preempt self-detected stall on CPU'
+expect_problem rcu-starved '[  300.000000] rcu: rcu_preempt kthread starved for 2101 jiffies! g2945 f0x0 RCU_GP_WAIT_FQS(5) ->state=0x0 ->cpu=1'
+expect_problem hung-task '[ 1300.000000] INFO: task kworker/0:1:23 blocked for more than 1200 seconds.'
+expect_problem soft-lockup '[  130.000000] watchdog: BUG: soft lockup - CPU#1 stuck for 122s! [bash:812]'
 
 # Test windows: a report a test declares is accepted inside its window,
 # exactly as many times as declared; any other problem names the test.
@@ -71,4 +75,14 @@ fi
 run_runner check-log "$TMP/outside.log"
 expect_status 7
 expect_text "${warn/5.1/6.1}"
-echo "check-log: 8 kinds of kernel problem found, user-space text ignored, test windows honoured"
+
+# On the serial console a kernel line may start where user space left a
+# line unfinished: the declared report still counts from its timestamp.
+window 1 "# # bvec$warn" > "$TMP/glued.log"
+run_runner check-log "$TMP/glued.log"
+expect_status 0
+{ clean_log; echo "# # ok 3 [    2.000000] kernel BUG at mm/slub.c:7!"; } > "$TMP/glued-bug.log"
+run_runner check-log "$TMP/glued-bug.log"
+expect_status 7
+expect_text '[    2.000000] kernel BUG at mm/slub.c:7!'
+echo "check-log: 12 kinds of kernel problem found (stalls and hangs too), user-space text ignored, test windows honoured, kernel lines glued to user output found"

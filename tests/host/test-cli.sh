@@ -10,6 +10,13 @@ expect_status 0
 expect_output '^Usage: runner.sh'
 expect_output 'exec -- CMD'
 
+# README's synopsis is the --help text, word for word.
+awk '/^<!-- runner.sh --help -->$/ { on = 1; next }
+     on && /^```$/ { if (on++ == 2) exit; next }
+     on == 2' "$MMF_ROOT/README.md" > "$TMP/readme-help"
+diff -u "$TMP/readme-help" "$TMP/out" > "$TMP/help.diff" ||
+	fail "README's runner.sh --help block differs: $(cat "$TMP/help.diff")"
+
 run_runner --no-such-option
 expect_status 2
 expect_output 'unknown argument: --no-such-option'

@@ -8,7 +8,11 @@ set -eu
 
 # shellcheck disable=SC2016 # expanded by the guest's shell
 run_runner --results "$TMP/r" exec -- sh -c 'echo "guest says $(uname -r)"; exit 3'
-expect_status 3
+expect_status 1
 expect_output '^guest says 6\.12\.'
+expect_text 'the guest command exited with status 3'
 [ -s "$TMP/r/console.log" ] || fail "no console.log in the results directory"
-echo "exec: output and exit status 3 came back from the guest"
+[ "$(cat "$TMP/r/guest/status")" = 3 ] || fail "guest/status does not hold 3"
+[ "$(jq -r '"\(.outcome) \(.exit) \(.guest_status)"' "$TMP/r/verdict.json")" = "tests-failed 1 3" ] ||
+	fail "verdict.json: $(cat "$TMP/r/verdict.json")"
+echo "exec: output came back from the guest; its status 3 is printed, kept, and exec exits 1"

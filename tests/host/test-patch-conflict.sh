@@ -6,8 +6,8 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen}
-[ -d "$WORK/linux/.git" ] || fail "no source tree in $WORK/linux: run runner.sh kernel first"
+SOURCE=$("$RUNNER" "${TEST_FLAGS[@]}" where source)
+[ -d "$SOURCE/.git" ] || fail "no source tree in $SOURCE: run runner.sh kernel first"
 
 mkdir "$TMP/patches"
 cat > "$TMP/patches/0001-conflict.patch" <<'PATCH'
@@ -30,14 +30,14 @@ diff --git a/mm/page_alloc.c b/mm/page_alloc.c
 PATCH
 echo 0001-conflict.patch > "$TMP/patches/series"
 
-head_before=$(git -C "$WORK/linux" rev-parse HEAD)
-status_before=$(git -C "$WORK/linux" status --porcelain --untracked-files=no)
+head_before=$(git -C "$SOURCE" rev-parse HEAD)
+status_before=$(git -C "$SOURCE" status --porcelain --untracked-files=no)
 run_runner --patches "$TMP/patches" kernel
 expect_status 4
 expect_output 'patch 0001-conflict.patch does not apply'
 expect_output 'conflicting files: mm/page_alloc.c'
-[ "$(git -C "$WORK/linux" rev-parse HEAD)" = "$head_before" ] ||
-	fail "HEAD of $WORK/linux moved"
-[ "$(git -C "$WORK/linux" status --porcelain --untracked-files=no)" = "$status_before" ] ||
-	fail "the work tree of $WORK/linux changed"
+[ "$(git -C "$SOURCE" rev-parse HEAD)" = "$head_before" ] ||
+	fail "HEAD of $SOURCE moved"
+[ "$(git -C "$SOURCE" status --porcelain --untracked-files=no)" = "$status_before" ] ||
+	fail "the work tree of $SOURCE changed"
 echo "conflict: patch and file named, tree untouched"

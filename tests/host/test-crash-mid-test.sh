@@ -1,0 +1,17 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A kernel panic in the middle of a test: exit status 7 with the panic
+# shown, and verdict.json holds the results up to it, the test that was
+# running and the one never reached counted as crashed, not as passed.
+set -eu
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+cmd=$(fake_target "$TMP/ks" 60 fast.sh crash.sh fast.sh) || fail "$cmd"
+run_runner --results "$TMP/r" --guest-cmd "$cmd" boot
+expect_status 7
+expect_output 'Kernel panic - not syncing'
+expect_output 'CRASHED selftests: mm-frozen: crash.sh'
+[ "$(jq -r '"\(.passed) \(.crashed) \(.outcome)"' "$TMP/r/verdict.json")" = "1 2 kernel-problem" ] ||
+	fail "verdict.json: $(cat "$TMP/r/verdict.json")"
+echo "crash mid-test: exit 7, the running test and the one never reached counted as crashed"
