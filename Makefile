@@ -8,13 +8,13 @@ RUNNER := ./runner.sh
 RUNNER_FLAGS ?=
 
 SHELL_SCRIPTS := runner.sh .ci/run guest-init/init guest-init/stage2.sh \
-	guest-init/tests.sh guest-init/upstream.sh \
+	guest-init/tests.sh guest-init/upstream.sh guest-init/bench.sh \
 	$(wildcard selftests/mm-frozen/*.sh) \
 	$(wildcard tests/*.sh tests/host/*.sh tests/host/data/*.sh tracing/*.sh)
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
 	check-full shellcheck host-tests upstream caught series series-check \
-	matrix
+	matrix bench
 
 all: run
 
@@ -40,6 +40,9 @@ help:
 	@echo '                    build of each patch, then the run on the tip'
 	@echo '  make series-check the series check on trees with a known verdict'
 	@echo '  make matrix       the series check on each of SOURCES, one table'
+	@echo '  make bench        what the frozen paths save: refcount atomics'
+	@echo '                    counted, the cases timed under -icount, TCG'
+	@echo '                    and KVM if it works; table, JSON and plot'
 	@echo '  make shellcheck   shellcheck every script'
 	@echo '  make host-tests   the harness'"'"'s own tests (tests/host/)'
 	@echo '  make clean        remove the work directory (see runner.sh --help)'
@@ -74,6 +77,9 @@ series-check:
 SOURCES ?= installed
 matrix:
 	$(RUNNER) $(RUNNER_FLAGS) matrix $(SOURCES)
+
+bench:
+	$(RUNNER) $(RUNNER_FLAGS) bench
 
 upstream:
 	tests/upstream-suites.sh $(RUNNER_FLAGS)

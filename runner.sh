@@ -17,12 +17,13 @@ readonly BASE_TAG=mm-frozen-base
 readonly PATCHED_BRANCH=mm-frozen
 readonly GIT_IDENT=(-c user.name=mm-frozen-runner -c user.email=mm-frozen@localhost)
 
-# The last line: what some of the kernel's mm selftests link with.
+# The last line: what some of the kernel's mm selftests link with, and
+# what draws the bench's plot.
 readonly REQUIRED_PACKAGES=(
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
 	libtraceevent-dev libtracefs-dev shellcheck ccache jq python3
-	libnuma-dev libcap-dev patch
+	libnuma-dev libcap-dev patch gnuplot-nox
 )
 
 # Exit codes, also listed in --help; 130 and 143 after SIGINT and SIGTERM.
@@ -65,6 +66,12 @@ Commands:
                  each, every commit built with the warnings it adds, a
                  table and series.json; then the usual run on the tip
   matrix SPEC..  the series check on each source, then one table
+  bench [quick]  what the frozen paths save: refcount atomics counted on
+                 the patched kernel, then the cases timed on a kernel
+                 without DEBUG_VM (-icount twice, TCG, KVM if it works),
+                 a lock RMW on the host; bench.json, a table, bench.png;
+                 exit 1 if the guard fails.  quick: the patched kernel
+                 only, counted and once under -icount (make check)
   summary        the table of pages and refcount atomics per path,
                  patched vs baseline, from the last runs' counts.json
   check-log FILE scan a console or dmesg log for kernel problems
@@ -83,8 +90,10 @@ Options:
   --no-test           series: stop after the table, no guest run
   --baseline          use the unpatched tree (own source worktree and
                       build directory); same as --variant baseline
-  --variant NAME      patched (default), baseline, or noknob: patched
-                      with CONFIG_DEBUG_FROZEN_PAGES=n (own build directory)
+  --variant NAME      patched (default), baseline, noknob: patched
+                      with CONFIG_DEBUG_FROZEN_PAGES=n, or bench: patched
+                      without DEBUG_VM and DEBUG_PAGE_REF (each its own
+                      build directory)
   --work DIR          work directory [\$MMF_WORK, default
                       \${XDG_CACHE_HOME:-~/.cache}/mm-frozen]
   --results DIR       results directory [\$MMF_RESULTS, default
@@ -103,8 +112,10 @@ Options:
                       default for the tests: $BOOT_ALLOWANCE plus each program's
                       kselftest timeout (settings, x10 under TCG);
                       exec, shell, --guest-cmd $GUEST_TIMEOUT; upstream 2400]
-  --accel MODE        auto, tcg or kvm [\$MMF_ACCEL, default auto: KVM
-                      only if a probe boot under KVM finishes, else TCG]
+  --accel MODE        auto, tcg, kvm or icount [\$MMF_ACCEL, default auto:
+                      KVM only if a probe boot under KVM finishes, else
+                      TCG; icount: one-thread TCG whose clock counts
+                      instructions, -icount shift=0,sleep=off]
   --jobs N            parallel build jobs [default: nproc]
   --no-install        report missing packages instead of installing them
   --no-wait           fail at once if another run holds the work directory
@@ -951,7 +962,7 @@ EOF
 choose_accel() {
 	local probe="$WORK/kvm-probe" key log verdict=tcg
 	case "$ACCEL" in
-	tcg|kvm) printf '%s\n' "$ACCEL"; return ;;
+	tcg|kvm|icount) printf '%s\n' "$ACCEL"; return ;;
 	esac
 	key="$(uname -r) $(qemu-system-x86_64 --version | head -n 1)"
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] && key+=" /dev/kvm" || key+=" no /dev/kvm"
@@ -972,11 +983,12 @@ choose_accel() {
 }
 
 qemu_accel_args() {
-	if [ "$1" = kvm ]; then
-		printf '%s\n' -accel kvm -cpu host
-	else
-		printf '%s\n' -accel tcg -cpu max
-	fi
+	case "$1" in
+	kvm) printf '%s\n' -accel kvm -cpu host ;;
+	# guest time counts instructions: one nanosecond each (shift=0)
+	icount) printf '%s\n' -accel tcg,thread=single -icount shift=0,sleep=off -cpu max ;;
+	*) printf '%s\n' -accel tcg -cpu max ;;
+	esac
 }
 
 # Test timeouts are meant for real hardware; TCG is about ten times slower.
@@ -1451,6 +1463,80 @@ cmd_series() {
 	stage_end
 }
 
+# runner.sh bench [full|quick]: what the frozen paths save.  The kernel's
+# frozen_pages/bench (CONFIG_FROZEN_PAGES_BENCH) runs each case in the
+# guest (guest-init/bench.sh), one child runner.sh a pass: the refcount
+# atomics counted on the patched kernel, which has DEBUG_PAGE_REF's
+# tracepoints (untimed); then the clocks on the bench kernel, which lacks
+# DEBUG_VM and DEBUG_PAGE_REF: -icount twice (instructions, to show they
+# reproduce), plain TCG (emulated time), KVM when the probe allows it.  A
+# lock RMW is timed natively on the host.  bench/report.py writes
+# bench.json, the table and bench.png, and checks the guard.  "quick",
+# the guard of make check: the patched kernel only, counted and once
+# under -icount, with fewer rounds.
+cmd_bench() {
+	local size=${ARGS[0]:-full} timed=bench clocks=(icount-1 icount-2 tcg)
+	local -a child=("$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"})
+	local -a script=("$MMF_ROOT/guest-init/bench.sh")
+	local clock status=0
+
+	case "$size" in
+	full) ;;
+	quick) timed=patched clocks=(icount-1) ;;
+	*) die "$E_USAGE" "bench takes full or quick, not $size" ;;
+	esac
+	prepare_results
+	exec > >(tee -a "$RESULTS/runner.log") 2>&1
+	stage "Build the kernels: patched (the counts), $timed (the clocks)"
+	"${child[@]}" kernel > "$RESULTS/kernel-patched.log" 2>&1 ||
+		bench_child_failed "$RESULTS/kernel-patched.log"
+	"${child[@]}" --variant "$timed" kernel > "$RESULTS/kernel-$timed.log" 2>&1 ||
+		bench_child_failed "$RESULTS/kernel-$timed.log"
+	# the probe boots the patched kernel
+	[ "$size" = quick ] || [ "$(choose_accel)" != kvm ] || clocks+=(kvm)
+	stage "Count the refcount atomics of each case (patched kernel, untimed)"
+	bench_pass count patched tcg "${script[@]}" count "$size"
+	for clock in "${clocks[@]}"; do
+		stage "Time each case: $clock ($timed kernel)"
+		bench_pass "$clock" "$timed" "${clock%-*}" "${script[@]}" time "$size"
+	done
+	stage "Time a lock RMW on the host (bench/lock-cost.c)"
+	host_lock_cost > "$RESULTS/lock-cost.json"
+	stage "Report"
+	python3 "$MMF_ROOT/bench/report.py" "$RESULTS" | tee "$RESULTS/table.txt" || status=$?
+	[ "$status" != 2 ] || die "$E_INTERNAL" "bench/report.py found no results"
+	if command -v gnuplot > /dev/null; then
+		gnuplot "$RESULTS/bench.gp" && say "    plot: $RESULTS/bench.png"
+	fi
+	say "    results: $RESULTS (bench.json, table.txt)"
+	stage_end
+	[ "$status" = 0 ] || exit "$E_TESTS"
+}
+
+# bench_pass NAME VARIANT ACCEL CMD...: CMD in a guest of VARIANT under
+# ACCEL, its results in RESULTS/NAME.
+bench_pass() {
+	local name=$1 variant=$2 accel=$3 log="$RESULTS/$1.log"
+	shift 3
+	"${child[@]}" --variant "$variant" --accel "$accel" --results "$RESULTS/$name" \
+		exec -- "$@" > "$log" 2>&1 || bench_child_failed "$log"
+	printf '%s\t%s\t%s\n' "$name" "$variant" "$accel" >> "$RESULTS/passes.tsv"
+	say "    $(grep -c '^bench: ' "$log") cases; $RESULTS/$name"
+}
+
+bench_child_failed() { # bench_child_failed LOG: its end, and the run stops
+	tail -n 20 "$1" | sed 's/^/    /' >&2
+	die "$E_TESTS" "a bench pass failed; log: $1"
+}
+
+# The median ns of a lock-prefixed decrement, uncontended and contended,
+# as JSON; the program is rebuilt when its source changes.
+host_lock_cost() {
+	local src="$MMF_ROOT/bench/lock-cost.c" bin="$WORK/lock-cost"
+	[ "$bin" -nt "$src" ] || gcc -O2 -Wall -pthread -o "$bin" "$src"
+	"$bin" -j
+}
+
 # runner.sh matrix SPEC...: the series check on each source, one child
 # runner.sh each (with this run's options), then one table: a cell per
 # source and patch (the worst of its columns), the test totals per source.
@@ -1758,6 +1844,7 @@ parse_args() {
 		run|deps|kernel|initramfs|boot|shell|summary|clean|upstream-compare|series) COMMAND=$1 ;;
 		where) COMMAND=where; shift; ARGS=("$@"); return ;;
 		matrix) COMMAND=matrix; shift; ARGS=("$@"); return ;;
+		bench) COMMAND=bench; shift; ARGS=("$@"); return ;;
 		upstream) COMMAND=upstream; shift; SUITES=("$@"); return ;;
 		exec) COMMAND="exec"; shift; [ "${1:-}" != -- ] || shift; ARGS=("$@"); return ;;
 		check-log) COMMAND="check-log"; shift; ARGS=("$@"); return ;;
@@ -1778,8 +1865,8 @@ parse_args() {
 # runner.sh while it runs cannot change a run in progress.
 main() {
 	parse_args "$@"
-	case "$ACCEL" in auto|tcg|kvm) ;; *) die "$E_USAGE" "--accel must be auto, tcg or kvm" ;; esac
-	case "$VARIANT" in patched|baseline|noknob) ;; *) die "$E_USAGE" "--variant must be patched, baseline or noknob" ;; esac
+	case "$ACCEL" in auto|tcg|kvm|icount) ;; *) die "$E_USAGE" "--accel must be auto, tcg, kvm or icount" ;; esac
+	case "$VARIANT" in patched|baseline|noknob|bench) ;; *) die "$E_USAGE" "--variant must be patched, baseline, noknob or bench" ;; esac
 	# run and boot derive the guest's time from the tests' (guest_timeout)
 	case "$COMMAND" in
 	upstream) : "${TIMEOUT:=2400}" ;;
@@ -1807,6 +1894,7 @@ main() {
 	[ ${#TESTS[@]} = 0 ] || GUEST_CMD+=("${TESTS[@]}")
 	case "$COMMAND" in
 	matrix) RESULTS=${RESULTS:-$WORK/results/matrix} ;;
+	bench) RESULTS=${RESULTS:-$SRC_WORK/results/bench} ;;
 	exec|shell|upstream|series) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT-$COMMAND} ;;
 	*) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT} ;;
 	esac
@@ -1826,6 +1914,7 @@ main() {
 	upstream-compare) cmd_upstream_compare ;;
 	series) cmd_series ;;
 	matrix) cmd_matrix ;;
+	bench) cmd_bench ;;
 	check-log) cmd_check_log "${ARGS[@]}" ;;
 	summary) print_summary ;;
 	where) cmd_where "${ARGS[@]}" ;;

@@ -6,9 +6,11 @@
 # the run on the unpatched baseline, where the slab check must fail, the
 # hazard tests on the series without its slab refcount fix, where they must
 # fail, and the kernel's own slab and mm suites on both kernels, where the
-# patched one must not lose a test the baseline passes; then the series
-# check on trees where its verdict is known, and the whole job on an older
-# Debian 6.12 (MMF_OLDER_SOURCE).  make check-full adds the bisect build of
+# patched one must not lose a test the baseline passes; the bench's guard
+# (no refcount atomic on a frozen path, one per refcounted free, frozen
+# page allocation no dearer than refcounted under -icount); then the
+# series check on trees where its verdict is known, and the whole job on
+# an older Debian 6.12 (MMF_OLDER_SOURCE).  make check-full adds the bisect build of
 # every commit of the series (MMF_SERIES_BISECT=1).  Each step is one
 # result; the last line sums them up.  Options are passed to every
 # runner.sh call.
@@ -43,6 +45,7 @@ step patched ./runner.sh "$@"
 step baseline-fails-slab-check tests/expect-baseline.sh "$@"
 step hazards-caught-without-fix tests/expect-caught.sh "$@"
 step upstream-suites tests/upstream-suites.sh "$@"
+step bench-guard ./runner.sh "$@" bench quick
 step series-check tests/expect-series.sh "$@"
 step older-6.12 ./runner.sh "$@" --source "${MMF_OLDER_SOURCE:-linux-source-6.12=6.12.107-1~deb12u1}" \
 	series --no-bisect

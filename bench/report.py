@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""report.py - the report of "runner.sh bench" from what its passes left.
+
+RESULTS holds one directory per pass: count/ (the page_ref events of each
+case, from guest-init/bench.sh count), and one per clock, icount-1/,
+icount-2/, tcg/, kvm/ (the rounds of each case, from bench.sh time), each
+with its cases in bench/; passes.tsv (each pass's kernel variant and
+accelerator) and lock-cost.json (bench/lock-cost.c).
+
+Writes RESULTS/bench.json (every round of every pass), RESULTS/bench.dat
+and bench.gp (gnuplot: per-round cost of A and B in each case, under
+icount-1, into bench.png when gnuplot is there), prints the table, and
+checks the guard: the frozen path (A) executes no refcount atomic in any
+case while the refcounted one (B) executes exactly one per page or slab
+freed (so that the count can be trusted), and, under -icount, frozen page
+allocation and freeing executes no more instructions per operation than
+refcounted.  Exit status 1 when the guard fails, 2 on missing input.
+
+Usage: report.py RESULTS
+"""
+
+import glob
+import json
+import os
+import statistics
+import sys
+
+CLOCKS = (  # pass directory, label, unit
+    ('icount-1', 'icount run 1', 'instructions'),
+    ('icount-2', 'icount run 2', 'instructions'),
+    ('tcg', 'TCG (emulated time)', 'ns'),
+    ('kvm', 'KVM', 'ns'),
+)
+# Refcount events that are atomic read-modify-writes; page_ref_set is a
+# plain store, reported beside them.
+RMW_EVENTS = ('page_ref_mod', 'page_ref_mod_and_test', 'page_ref_mod_and_return',
+              'page_ref_mod_unless', 'page_ref_freeze', 'page_ref_unfreeze')
+PATHS = ('A', 'B')  # A frozen, B refcounted
+
+
+def read_rounds(path):
+    """The kernel's rounds: parameters, then per round ns of A and B."""
+    with open(path) as f:
+        head = f.readline().split()
+        params = dict(zip(head[::2], head[1::2]))
+        iters = int(params['iters'])
+        rounds = []
+        for line in f:
+            _, a, b = line.split()
+            rounds.append((int(a) / iters, int(b) / iters))
+    return {'iters': iters, 'rounds': rounds}
+
+
+def summarise(rounds):
+    a = [r[0] for r in rounds]
+    b = [r[1] for r in rounds]
+    return {
+        'A': {'median': statistics.median(a), 'min': min(a), 'max': max(a)},
+        'B': {'median': statistics.median(b), 'min': min(b), 'max': max(b)},
+        'ratio_median': statistics.median(x / y for x, y in rounds),
+    }
+
+
+def read_count(path):
+    """Per path: refcount atomics and stores per operation, drops."""
+    events = {p: {} for p in PATHS}
+    dropped = iters = 0
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == 'dropped':
+                dropped += int(w[1])
+            elif w[0] == 'iters':
+                iters = int(w[1])
+            elif w[1] in PATHS:
+                events[w[1]][w[0]] = int(w[2])
+    count = {'iters': iters, 'dropped': dropped}
+    for p in PATHS:
+        count[p] = {
+            'atomics': sum(events[p].get(e, 0) for e in RMW_EVENTS),
+            'stores': events[p].get('page_ref_set', 0),
+            'events': events[p],
+        }
+    return count
+
+
+def case_names(results):
+    names = set()
+    for d in ['count'] + [c[0] for c in CLOCKS]:
+        for f in glob.glob(os.path.join(results, d, 'bench', '*')):
+            names.add(os.path.splitext(os.path.basename(f))[0])
+    order = {'pages': 0, 'slab': 1, 'cross': 2}
+    return sorted(names, key=lambda n: (order.get(n.split('-')[0], 9), n))
+
+
+def collect(results):
+    report = {'cases': {}, 'clocks': {}}
+    for d, label, unit in CLOCKS:
+        if os.path.isdir(os.path.join(results, d, 'bench')):
+            report['clocks'][d] = {'label': label, 'unit': unit}
+    passes = os.path.join(results, 'passes.tsv')
+    if os.path.exists(passes):
+        with open(passes) as f:
+            report['passes'] = [dict(zip(('pass', 'variant', 'accel'),
+                                         line.split())) for line in f]
+    lock = os.path.join(results, 'lock-cost.json')
+    if os.path.exists(lock):
+        with open(lock) as f:
+            report['host_lock_cost'] = json.load(f)
+    for name in case_names(results):
+        case = {}
+        count = os.path.join(results, 'count', 'bench', name + '.count')
+        if os.path.exists(count):
+            case['count'] = read_count(count)
+        for d in report['clocks']:
+            path = os.path.join(results, d, 'bench', name + '.rounds')
+            if os.path.exists(path):
+                case[d] = read_rounds(path)
+                case[d]['summary'] = summarise(case[d]['rounds'])
+        report['cases'][name] = case
+    return report
+
+
+def guard(report):
+    """The guard's failures, one line each."""
+    failures = []
+    for name, case in report['cases'].items():
+        count = case.get('count')
+        if not count:
+            failures.append('%s: no refcount count' % name)
+            continue
+        if count['dropped']:
+            failures.append('%s: the hist triggers dropped %d events'
+                            % (name, count['dropped']))
+        if count['A']['atomics']:
+            failures.append('%s: the frozen path executed %d refcount atomics'
+                            % (name, count['A']['atomics']))
+        if count['B']['atomics'] != count['iters']:
+            failures.append('%s: the refcounted path executed %d refcount '
+                            'atomics for %d frees, not one each'
+                            % (name, count['B']['atomics'], count['iters']))
+        icount = case.get('icount-1')
+        if name.startswith('pages') and icount:
+            s = icount['summary']
+            if s['A']['median'] > s['B']['median']:
+                failures.append('%s: under -icount the frozen path executed '
+                                '%.1f instructions per operation, the '
+                                'refcounted one %.1f' % (
+                                    name, s['A']['median'], s['B']['median']))
+    return failures
+
+
+def predicted_saving(name, count, lock):
+    """Native ns one operation saves: atomics removed times a lock RMW's
+    cost, contended for the cross-CPU case."""
+    if not count or not lock or not count['iters']:
+        return None
+    removed = (count['B']['atomics'] - count['A']['atomics']) / count['iters']
+    cost = lock['lock_contended' if name.startswith('cross') else
+                'lock_uncontended']['median_ns']
+    return removed * cost
+
+
+def print_table(report):
+    clocks = list(report['clocks'])
+    lock = report.get('host_lock_cost')
+    print('%-8s %-7s' % ('', 'atomics') +
+          ''.join(' %-21s' % ('%s (%s)' % (c, report['clocks'][c]['unit'][:5]))
+                  for c in clocks) + ' predicted')
+    print('%-8s %-7s' % ('case', 'A B') +
+          ''.join(' %-21s' % 'A      B      A/B' for c in clocks) +
+          ' saving ns')
+    for name, case in report['cases'].items():
+        count = case.get('count')
+        atomics = '-'
+        if count and count['iters']:
+            atomics = '%g %g' % (count['A']['atomics'] / count['iters'],
+                                 count['B']['atomics'] / count['iters'])
+        cells = ''
+        for c in clocks:
+            if c in case:
+                s = case[c]['summary']
+                cells += ' %-6.0f %-6.0f %-7.3f' % (
+                    s['A']['median'], s['B']['median'], s['ratio_median'])
+            else:
+                cells += ' %-21s' % '-'
+        saving = predicted_saving(name, count, lock)
+        print('%-8s %-7s' % (name, atomics) + cells +
+              (' %.2f' % saving if saving is not None else ' -'))
+    print('A frozen, B refcounted: per operation, the median of the rounds;'
+          ' A/B the median of the per-round ratios.')
+    for p in report.get('passes', []):
+        print('  %-9s %s kernel, %s' % (p['pass'], p['variant'], p['accel']))
+    if lock:
+        print('host: a lock RMW %.2f ns uncontended, %.2f ns with another CPU'
+              ' on the line (predicted saving: atomics removed per operation'
+              ' times that)' % (lock['lock_uncontended']['median_ns'],
+                                lock['lock_contended']['median_ns']))
+    if 'icount-1' in report['clocks'] and 'icount-2' in report['clocks']:
+        worst = max((abs(c['icount-1']['summary'][p]['median'] -
+                         c['icount-2']['summary'][p]['median']) /
+                     c['icount-1']['summary'][p]['median'], name, p)
+                    for name, c in report['cases'].items()
+                    if 'icount-1' in c and 'icount-2' in c for p in PATHS)
+        print('icount runs 1 and 2: medians within %.3f%% (worst: %s, %s)'
+              % (100 * worst[0], worst[1], worst[2]))
+
+
+def write_plot(results, report, clock='icount-1'):
+    """bench.dat (one block per case) and bench.gp for gnuplot."""
+    names = [n for n, c in report['cases'].items() if clock in c]
+    if not names:
+        return None
+    dat = os.path.join(results, 'bench.dat')
+    with open(dat, 'w') as f:
+        for name in names:
+            f.write('# %s: round A B\n' % name)
+            for i, (a, b) in enumerate(report['cases'][name][clock]['rounds']):
+                f.write('%d %.2f %.2f\n' % (i, a, b))
+            f.write('\n\n')
+    unit = report['clocks'][clock]['unit']
+    gp = os.path.join(results, 'bench.gp')
+    with open(gp, 'w') as f:
+        f.write('set terminal pngcairo size 1200,%d\n' % (300 * ((len(names) + 1) // 2)))
+        f.write("set output '%s'\n" % os.path.join(results, 'bench.png'))
+        f.write('set multiplot layout %d,2 title "%s per operation, per round '
+                '(%s)"\n' % ((len(names) + 1) // 2, unit,
+                             report['clocks'][clock]['label']))
+        f.write('set xlabel "round"\nset key outside bottom center horizontal\n')
+        for i, name in enumerate(names):
+            f.write('set title "%s"\n' % name)
+            f.write("plot '%s' index %d using 1:2 with linespoints title "
+                    "'A frozen', '' index %d using 1:3 with linespoints "
+                    "title 'B refcounted'\n" % (dat, i, i))
+        f.write('unset multiplot\n')
+    return gp
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    results = sys.argv[1]
+    report = collect(results)
+    if not report['cases']:
+        print('report.py: no bench results in %s' % results, file=sys.stderr)
+        return 2
+    failures = guard(report)
+    report['guard'] = {'passed': not failures, 'failures': failures}
+    with open(os.path.join(results, 'bench.json'), 'w') as f:
+        json.dump(report, f, indent=1)
+        f.write('\n')
+    print_table(report)
+    write_plot(results, report)
+    for line in failures:
+        print('GUARD FAILED: ' + line)
+    print('guard: %s' % ('passed' if not failures else 'FAILED'))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
