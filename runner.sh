@@ -1513,8 +1513,8 @@ cmd_bench() {
 	[ "$status" = 0 ] || exit "$E_TESTS"
 }
 
-# bench_pass NAME VARIANT ACCEL CMD...: CMD in a guest of VARIANT under
-# ACCEL, its results in RESULTS/NAME.
+# bench_pass NAME VARIANT ACCEL CMD...: CMD in a guest of VARIANT under ACCEL,
+# run by cmd_bench's child runner.sh (its "child"), results in RESULTS/NAME.
 bench_pass() {
 	local name=$1 variant=$2 accel=$3 log="$RESULTS/$1.log"
 	shift 3
