@@ -65,7 +65,8 @@ Commands:
                  3-way, in-tree, conflict), checkpatch.pl --strict on
                  each, every commit built with the warnings it adds, a
                  table and series.json; then the usual run on the tip
-  matrix SPEC..  the series check on each source, then one table
+  matrix SPEC..  the series check on each source, then one table; exit
+                 $E_TESTS if one of them did not pass
   bench [quick]  what the frozen paths save: refcount atomics counted on
                  the patched kernel, then the cases timed on a kernel
                  without DEBUG_VM (-icount twice, TCG, KVM if it works),
@@ -1540,6 +1541,7 @@ host_lock_cost() {
 # runner.sh matrix SPEC...: the series check on each source, one child
 # runner.sh each (with this run's options), then one table: a cell per
 # source and patch (the worst of its columns), the test totals per source.
+# Exit status E_TESTS when a source's check did not pass.
 cmd_matrix() {
 	local spec dir json rows=() status
 	[ ${#ARGS[@]} -gt 0 ] || die "$E_USAGE" "matrix needs sources: runner.sh matrix SPEC..."
@@ -1572,7 +1574,7 @@ cmd_matrix() {
 		for (i = 2; i <= NF; i++) printf " %-5s", $i
 		printf "\n" }'
 	say "(cells: worst of apply, build+warnings, checkpatch; tests: passed/failed/skipped on the tip; $RESULTS/matrix.json)"
-	! jq -e 'any(.[]; .exit != 0)' "$RESULTS/matrix.json" > /dev/null
+	jq -e 'all(.[]; .exit == 0)' "$RESULTS/matrix.json" > /dev/null || exit "$E_TESTS"
 }
 
 # ---------------------------------------------------------------- commands

@@ -15,7 +15,9 @@
 #      does not compile: the bisect build counts the warning the second
 #      adds, names the third and shows the compiler's error; exit status 5;
 #   5. a tree that holds the series already: every patch is "in-tree",
-#      none a conflict.
+#      none a conflict;
+#   6. the matrix of the installed tree and 6.1: a row each, 6.1's FAIL
+#      at 0001, exit status 1.
 # The builds of 4 are incremental, and ccache serves the base from the
 # baseline's build.
 #
@@ -110,6 +112,22 @@ check_older_major() {
 	result "6.1: stops at ${conflict:-?} ($files), exit 4, nothing built" "${problems[@]}"
 }
 
+# The matrix of the installed tree and 6.1: one table, a row each, 6.1's
+# first cell FAIL with its exit status 4; the matrix exits 1.
+check_matrix() {
+	local problems=() status=0 row
+	./runner.sh "${RUNNER_ARGS[@]}" --no-bisect --no-test --results "$TMP/matrix" \
+		matrix installed linux-source-6.1 > "$OUT" 2>&1 || status=$?
+	[ "$status" = 1 ] || problems+=("exit status $status, expected 1")
+	grep -q -E '^linux-source-6\.12 \(installed\) +OK +.* 0 +- *$' "$OUT" ||
+		problems+=("no row for the installed tree, every cell OK, exit 0")
+	row=$(grep -E '^linux-source-6\.1 ' "$OUT")
+	[[ "$row" =~ ^linux-source-6\.1\ +FAIL\ .*\ 4\ +-\ *$ ]] ||
+		problems+=("6.1's row is not FAIL at 0001 with exit 4: $row")
+	result "matrix: the installed tree OK, 6.1 FAIL at 0001 (exit 4), the matrix exits 1" \
+		"${problems[@]}"
+}
+
 # Two upstream commits on 0008's second hunk: one edits a line of its
 # context, which a 3-way merge resolves; one edits the line it changes.
 check_synthetic_upstream() {
@@ -169,9 +187,10 @@ check_in_tree() {
 RUNNER_ARGS=("$@")
 [ -d "$WORK/linux/.git" ] || { echo "no source tree in $WORK/linux: run runner.sh kernel first"; exit 1; }
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 check_installed
 check_older_major
+check_matrix
 check_synthetic_upstream
 check_broken_build
 check_in_tree
