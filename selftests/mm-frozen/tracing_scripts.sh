@@ -280,16 +280,20 @@ lost() {
 
 # ------------------------------------------------------------ checks
 
-# result EXACT DESC: one test line: pass, fail, or a skip when the tool
-# or the hist triggers lost events (LOST and DROPPED).
-result() {
-	local exact=$1 desc=$2
+# exact_line FREES LISTED HIST ZEROED DESC: the "counts exactly" line of a
+# tool: its FREES of the module's order, the module's LISTED pages and the
+# HIST's frees all NR_PAGES, and its frees with an atomic (WITH_ATOMIC)
+# the ZEROED frees the hist saw right after an atomic to zero.  A skip
+# when the tool or the hist triggers lost events (LOST, DROPPED).
+exact_line() {
+	local desc=$5
 
 	if [ -z "$LOST" ]; then
 		ktap_test_fail "$desc (the tool did not report its losses)"
 	elif [ "$LOST" != 0 ] || [ "$DROPPED" != 0 ]; then
 		ktap_test_skip "$desc (events lost: $LOST by the tool, $DROPPED by the hist triggers)"
-	elif [ "$exact" = 1 ]; then
+	elif [ "$1" = "$NR_PAGES" ] && [ "$2" = "$NR_PAGES" ] &&
+		[ "$3" = "$NR_PAGES" ] && [ "$WITH_ATOMIC" = "$4" ]; then
 		ktap_test_pass "$desc"
 	else
 		ktap_test_fail "$desc"
@@ -297,10 +301,9 @@ result() {
 }
 
 # check_slab_rows NAME TOOL: the order-5 rows of a tool that counts slab
-# frees by [order, atomics] against the module's pages and the hist
-# triggers; sets WITH_ATOMIC for the claims.
+# frees by [order, atomics]; sets WITH_ATOMIC for the claims.
 check_slab_rows() {
-	local name=$1 tool=$2 frees listed hist zeroed exact=0
+	local name=$1 tool=$2 frees listed hist zeroed
 
 	WITH_ATOMIC=$(tool_count "$name" "$SLAB_ORDER, 1")
 	frees=$(($(tool_count "$name" "$SLAB_ORDER, 0") + WITH_ATOMIC))
@@ -309,28 +312,25 @@ check_slab_rows() {
 	zeroed=$(hist_count "$name" zeroed "$SLAB_ORDER")
 	LOST=$(lost "$name") DROPPED=$(dropped "$name")
 	ktap_print_msg "$tool: $frees order-$SLAB_ORDER slab page frees, $WITH_ATOMIC with an atomic; module: $listed pages freed; hist: $hist order-$SLAB_ORDER frees, $zeroed of them just after an atomic to zero"
-	[ "$frees" = "$NR_PAGES" ] && [ "$listed" = "$NR_PAGES" ] && [ "$hist" = "$NR_PAGES" ] &&
-		[ "$WITH_ATOMIC" = "$zeroed" ] && exact=1
-	result "$exact" "$tool counts exactly: order-$SLAB_ORDER slab frees = module pages = hist mm_page_free, with an atomic = hist"
+	exact_line "$frees" "$listed" "$hist" "$zeroed" \
+		"$tool counts exactly: order-$SLAB_ORDER slab frees = module pages = hist mm_page_free, with an atomic = hist"
 }
 
 # check_path_rows NAME TOOL CALLER FILE ORDER: the rows of a tool that
 # counts frees by [caller, order, atomics], for the module's pages in
-# FILE: against the module's list and the hist triggers.  Sets
-# WITH_ATOMIC and FREES for the claims.
+# FILE; sets WITH_ATOMIC for the claims.
 check_path_rows() {
-	local name=$1 tool=$2 caller=$3 file=$4 order=$5 listed hist zeroed exact=0
+	local name=$1 tool=$2 caller=$3 file=$4 order=$5 frees listed hist zeroed
 
 	WITH_ATOMIC=$(tool_count "$name" "$caller, $order, 1")
-	FREES=$(($(tool_count "$name" "$caller, $order, 0") + WITH_ATOMIC))
+	frees=$(($(tool_count "$name" "$caller, $order, 0") + WITH_ATOMIC))
 	listed=$(module_pages "$file" "$order")
 	hist=$(hist_count "$name" frozen "$caller" "$order")
 	zeroed=$(hist_count "$name" zeroed "$order")
 	LOST=$(lost "$name") DROPPED=$(dropped "$name")
-	ktap_print_msg "$tool: $FREES order-$order frees from $caller, $WITH_ATOMIC with an atomic; module: $listed pages freed; hist: $hist order-$order mm_page_free_frozen from $caller, $zeroed order-$order frees just after an atomic to zero"
-	[ "$FREES" = "$NR_PAGES" ] && [ "$listed" = "$NR_PAGES" ] && [ "$hist" = "$NR_PAGES" ] &&
-		[ "$WITH_ATOMIC" = "$zeroed" ] && exact=1
-	result "$exact" "$tool counts exactly: $caller order-$order frees = module pages = hist mm_page_free_frozen, with an atomic = hist"
+	ktap_print_msg "$tool: $frees order-$order frees from $caller, $WITH_ATOMIC with an atomic; module: $listed pages freed; hist: $hist order-$order mm_page_free_frozen from $caller, $zeroed order-$order frees just after an atomic to zero"
+	exact_line "$frees" "$listed" "$hist" "$zeroed" \
+		"$tool counts exactly: $caller order-$order frees = module pages = hist mm_page_free_frozen, with an atomic = hist"
 }
 
 # skip_lines N REASON: N test lines that cannot run, each a SKIP.
