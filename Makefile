@@ -7,23 +7,27 @@ RUNNER := ./runner.sh
 # Extra options for runner.sh, e.g. make RUNNER_FLAGS="--accel tcg" run
 RUNNER_FLAGS ?=
 
-SHELL_SCRIPTS := runner.sh .ci/run guest-init/init guest-init/stage2.sh \
+SHELL_SCRIPTS := runner.sh $(wildcard lib/*.sh) .ci/run guest-init/init guest-init/stage2.sh \
 	guest-init/tests.sh guest-init/upstream.sh guest-init/bench.sh \
 	$(wildcard selftests/mm-frozen/*.sh) \
 	$(wildcard tests/*.sh tests/host/*.sh tests/host/data/*.sh tracing/*.sh)
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
-	check-full shellcheck host-tests upstream caught series series-check \
-	matrix bench
+	check-full test-fast unit-tests shellcheck host-tests upstream caught \
+	series series-check matrix bench
 
 all: run
 
 help:
 	@echo 'mm-frozen targets:'
 	@echo '  make / make run   apply patches/, build, boot the guest, run the tests'
-	@echo '  make check        the test suite: shellcheck, host tests, patched'
-	@echo '                    and baseline guest runs, hazards without the'
-	@echo '                    fix, the kernel'"'"'s own suites (what CI runs)'
+	@echo '  make check        the test suite: the fast tests, shellcheck, the'
+	@echo '                    host tests that boot a guest, patched and'
+	@echo '                    baseline guest runs, hazards without the fix,'
+	@echo '                    the kernel'"'"'s own suites, the bench guard and'
+	@echo '                    the series check (what CI runs)'
+	@echo '  make test-fast    the unit tests of the verdicts (lib/mmfrozen) and'
+	@echo '                    the host tests that need no kernel: seconds'
 	@echo '  make check-full   the same with the slow upstream suites (thp,'
 	@echo '                    userfaultfd) and the bisect build of every'
 	@echo '                    commit of the series: about 30 minutes more'
@@ -44,7 +48,8 @@ help:
 	@echo '                    counted, the cases timed under -icount, TCG'
 	@echo '                    and KVM if it works; table, JSON and plot'
 	@echo '  make shellcheck   shellcheck every script'
-	@echo '  make host-tests   the harness'"'"'s own tests (tests/host/)'
+	@echo '  make unit-tests   python3 -m unittest: tests/unit/ on tests/fixtures/'
+	@echo '  make host-tests   the harness'"'"'s own tests (tests/host/), all of them'
 	@echo '  make clean        remove the work directory (see runner.sh --help)'
 	@echo 'Options go to runner.sh through RUNNER_FLAGS, e.g.'
 	@echo '  make run RUNNER_FLAGS="--work /tmp/mmf --timeout 1800"'
@@ -89,6 +94,12 @@ caught:
 
 shellcheck:
 	shellcheck $(SHELL_SCRIPTS)
+
+unit-tests:
+	python3 -m unittest discover -s tests/unit
+
+test-fast: unit-tests
+	MMF_TEST_FLAGS="$(RUNNER_FLAGS)" tests/host/run.sh --fast
 
 host-tests:
 	MMF_TEST_FLAGS="$(RUNNER_FLAGS)" tests/host/run.sh

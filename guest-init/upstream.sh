@@ -27,7 +27,7 @@ set -u
 : "${MMF_RESULTS:?not set: run through runner.sh}"
 
 # The mm categories that go through what the series changed and finish
-# under TCG in about three and a half minutes together (README: the
+# under TCG in about three and a half minutes together (docs/tests.md: the
 # kernel's own suites).  SLOW_SUITES take three more: thp (split and
 # stress; cow covers THP allocation and freeing) and userfaultfd.  Not
 # run: migration (its threads need three CPUs, and two nodes), hugevm and

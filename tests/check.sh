@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh - the mm-frozen test suite ("make check"): shellcheck over every
-# script, the harness's host-side tests, the full run on the patched kernel,
+# check.sh - the mm-frozen test suite ("make check"): the fast tests (the
+# verdicts' unit tests and the host tests that need no kernel), shellcheck
+# over every script, the host tests that boot a guest, the full run on the
+# patched kernel,
 # the run on the unpatched baseline, where the slab check must fail, the
 # hazard tests on the series without its slab refcount fix, where they must
 # fail, and the kernel's own slab and mm suites on both kernels, where the
@@ -36,11 +38,13 @@ step() { # step NAME COMMAND...
 	fi
 }
 
-# The kernel step comes first: it installs the Debian packages the other
-# steps need (shellcheck among them) on a new machine.
+# The fast tests first: they need no kernel, and fail in seconds.  Then
+# the kernel step, which installs the Debian packages the other steps need
+# (shellcheck among them) on a new machine.
+step test-fast make -s test-fast RUNNER_FLAGS="$*"
 step kernel ./runner.sh "$@" kernel
 step shellcheck make -s shellcheck
-step host-tests env MMF_TEST_FLAGS="$*" tests/host/run.sh
+step host-tests env MMF_TEST_FLAGS="$*" tests/host/run.sh --kernel
 step patched ./runner.sh "$@"
 step baseline-fails-slab-check tests/expect-baseline.sh "$@"
 step hazards-caught-without-fix tests/expect-caught.sh "$@"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A kernel panic in the guest fails the run with exit status 7 and shows
-# the panic lines; the console log is kept in the results directory.
+# the panic lines; the console log is kept in the results directory, and
+# verdict.json says so.
+# needs: kernel
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -12,4 +14,5 @@ expect_output 'Kernel panic - not syncing'
 expect_output 'kernel problems in the guest log'
 grep -q 'Kernel panic' "$TMP/r/kernel-problems.txt" ||
 	fail "kernel-problems.txt does not hold the panic line"
+expect_verdict "$TMP/r" kernel-problem 7
 echo "panic: sysrq crash reported with exit status 7"

@@ -4,15 +4,16 @@
 # runner alone) while a guest runs: within 10 s no qemu of the run is
 # left, the results stay with an "interrupted" verdict, and the exit
 # status is 130 or 143.
+# needs: kernel
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 interrupt() { # interrupt SIGNAL STATUS group|runner
-	local sig=$1 want=$2 r="$TMP/r-$1" i status=0 target
+	local sig=$1 want=$2 r="$TMP/r-$1" out="$TMP/$1.out" i status=0 target
 	start_runner "$sig" --results "$r" exec -- sh -c 'echo guest is up; sleep 600'
-	wait_for_text "$r/console.log" 'guest is up' 600
-	pgrep -f -- "MMF_RESULTS=$r " > /dev/null || fail "$sig: no qemu of the run to stop"
+	wait_for_text "$r/console.log" 'guest is up' 600 "$out"
+	pgrep -f -- "MMF_RESULTS=$r " > /dev/null || fail "$sig: no qemu of the run to stop" "$out"
 	target=$RUNNER_PID
 	[ "$3" = runner ] || target=-$RUNNER_PID
 	kill "-$sig" -- "$target"
@@ -20,12 +21,11 @@ interrupt() { # interrupt SIGNAL STATUS group|runner
 		kill -0 "$RUNNER_PID" 2>/dev/null || pgrep -f -- "MMF_RESULTS=$r " > /dev/null || break
 		sleep 0.1
 	done
-	! pgrep -f -- "MMF_RESULTS=$r " > /dev/null || fail "$sig: qemu still runs 10 s later"
+	! pgrep -f -- "MMF_RESULTS=$r " > /dev/null || fail "$sig: qemu still runs 10 s later" "$out"
 	wait "$RUNNER_PID" || status=$?
-	[ "$status" = "$want" ] || fail "$sig: exit status $status, not $want: $(cat "$TMP/$sig.out")"
-	[ "$(jq -r .outcome "$r/verdict.json")" = interrupted ] ||
-		fail "$sig: verdict.json: $(cat "$r/verdict.json")"
-	[ -s "$r/console.log" ] || fail "$sig: console.log not kept"
+	[ "$status" = "$want" ] || fail "$sig: exit status $status, not $want" "$out"
+	expect_verdict "$r" interrupted "$want" "$out"
+	[ -s "$r/console.log" ] || fail "$sig: console.log not kept" "$out"
 }
 
 interrupt INT 130 group

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # A patch that does not apply stops the run with exit status 4, naming the
 # patch and the conflicting file, and leaves the source tree as it was.
+# needs: kernel
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""report.py - the report of "runner.sh bench" from what its passes left.
+"""bench.py - the report of "runner.sh bench" from what its passes left.
 
 RESULTS holds one directory per pass: count/ (the page_ref events of each
 case, from guest-init/bench.sh count), and one per clock, icount-1/,
@@ -17,14 +16,15 @@ freed (so that the count can be trusted), and, under -icount, frozen page
 allocation and freeing executes no more instructions per operation than
 refcounted.  Exit status 1 when the guard fails, 2 on missing input.
 
-Usage: report.py RESULTS
+Usage: python3 -m mmfrozen.bench RESULTS
 """
 
 import glob
-import json
 import os
 import statistics
 import sys
+
+from mmfrozen.results import read_json, write_json
 
 CLOCKS = (  # pass directory, label, unit
     ('icount-1', 'icount run 1', 'instructions'),
@@ -104,10 +104,9 @@ def collect(results):
         with open(passes) as f:
             report['passes'] = [dict(zip(('pass', 'variant', 'accel'),
                                          line.split())) for line in f]
-    lock = os.path.join(results, 'lock-cost.json')
-    if os.path.exists(lock):
-        with open(lock) as f:
-            report['host_lock_cost'] = json.load(f)
+    lock = read_json(os.path.join(results, 'lock-cost.json'))
+    if lock:
+        report['host_lock_cost'] = lock
     for name in case_names(results):
         case = {}
         count = os.path.join(results, 'count', 'bench', name + '.count')
@@ -237,20 +236,18 @@ def write_plot(results, report, clock='icount-1'):
     return gp
 
 
-def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+def main(argv):
+    if len(argv) != 1 or not os.path.isdir(argv[0]):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
-    results = sys.argv[1]
+    results = argv[0]
     report = collect(results)
     if not report['cases']:
-        print('report.py: no bench results in %s' % results, file=sys.stderr)
+        print('bench.py: no bench results in %s' % results, file=sys.stderr)
         return 2
     failures = guard(report)
     report['guard'] = {'passed': not failures, 'failures': failures}
-    with open(os.path.join(results, 'bench.json'), 'w') as f:
-        json.dump(report, f, indent=1)
-        f.write('\n')
+    write_json(os.path.join(results, 'bench.json'), report)
     print_table(report)
     write_plot(results, report)
     for line in failures:
@@ -260,4 +257,4 @@ def main():
 
 
 if __name__ == '__main__':
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

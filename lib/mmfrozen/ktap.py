@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """ktap.py - read the KTAP of a guest run: a tree of results and a verdict.
 
@@ -15,7 +14,7 @@ results stop before its plan says (the kernel panicked, the guest was
 killed) is CRASHED, as are the tests still open when the log ends, and a
 plan that its results do not match is an error, not a pass.
 
-Usage: ktap.py [--json FILE] [--name NAME] LOG
+Usage: python3 -m mmfrozen.ktap [--json FILE] [--name NAME] LOG
   --json FILE  the verdict and the tree of results as JSON (verdict.json)
   --name NAME  the "variant" recorded in the JSON
 Prints one line per failure, then "NAME: N passed, N failed, N skipped"
@@ -25,9 +24,10 @@ any).  Exit status: 0 no failure and at least one result, 1 otherwise,
 """
 
 import argparse
-import json
 import re
 import sys
+
+from mmfrozen.results import write_json
 
 PASS, FAIL, SKIP, XFAIL, TODO, TIMEOUT, CRASHED = (
     'pass', 'fail', 'skip', 'xfail', 'todo', 'timeout', 'crashed')
@@ -239,39 +239,52 @@ def verdict(root):
     return counts, failures
 
 
-def main():
+def read_log(path):
+    """The tree of results of the log at PATH."""
+    with open(path, errors='replace') as f:
+        return parse(f)
+
+
+def report(root, name):
+    """What verdict.json says of the tests of ROOT: the verdict, the
+    counts, the failures and the tree of results."""
+    counts, failures = verdict(root)
+    return {'variant': name, 'verdict': 'fail' if failures else 'pass',
+            'passed': counts[PASS], 'failed': counts[FAIL],
+            'skipped': counts[SKIP], 'crashed': counts[CRASHED],
+            'timed_out': counts[TIMEOUT], 'xfail': counts[XFAIL],
+            'todo': counts[TODO], 'plan_errors': counts['plan_errors'],
+            'failures': failures,
+            'tests': [t.to_dict() for t in root.subtests]}
+
+
+def report_lines(rep):
+    """A failure a line, then "NAME: N passed, N failed, N skipped" and
+    the other counts that are not zero."""
+    lines = ['    ' + line for line in rep['failures']]
+    extra = ''.join(', %d %s' % (rep[k], label) for k, label in (
+        ('crashed', 'crashed'), ('timed_out', 'timed out'), ('xfail', 'xfail'),
+        ('todo', 'todo'), ('plan_errors', 'plan errors')) if rep[k])
+    lines.append('%s: %d passed, %d failed, %d skipped%s' % (
+        rep['variant'], rep['passed'], rep['failed'], rep['skipped'], extra))
+    return lines
+
+
+def main(argv=None):
     ap = argparse.ArgumentParser(description='Read the KTAP of a guest run.')
     ap.add_argument('log')
     ap.add_argument('--json', metavar='FILE')
     ap.add_argument('--name', default='run')
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     try:
-        with open(args.log, errors='replace') as f:
-            root = parse(f)
+        rep = report(read_log(args.log), args.name)
     except OSError as e:
         print('ktap.py: %s' % e, file=sys.stderr)
         return 2
-    counts, failures = verdict(root)
-    ok = not failures
     if args.json:
-        with open(args.json, 'w') as f:
-            json.dump({'variant': args.name, 'verdict': 'pass' if ok else 'fail',
-                       'passed': counts[PASS], 'failed': counts[FAIL],
-                       'skipped': counts[SKIP], 'crashed': counts[CRASHED],
-                       'timed_out': counts[TIMEOUT], 'xfail': counts[XFAIL],
-                       'todo': counts[TODO], 'plan_errors': counts['plan_errors'],
-                       'failures': failures,
-                       'tests': [t.to_dict() for t in root.subtests]},
-                      f, indent=1)
-            f.write('\n')
-    for line in failures:
-        print('    ' + line)
-    extra = ''.join(', %d %s' % (counts[k], label) for k, label in (
-        (CRASHED, 'crashed'), (TIMEOUT, 'timed out'), (XFAIL, 'xfail'),
-        (TODO, 'todo'), ('plan_errors', 'plan errors')) if counts[k])
-    print('%s: %d passed, %d failed, %d skipped%s' % (
-        args.name, counts[PASS], counts[FAIL], counts[SKIP], extra))
-    return 0 if ok else 1
+        write_json(args.json, rep)
+    print('\n'.join(report_lines(rep)))
+    return 0 if rep['verdict'] == 'pass' else 1
 
 
 if __name__ == '__main__':

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# bench.sh - what the frozen paths save.  The kernel's frozen_pages/bench
+# (CONFIG_FROZEN_PAGES_BENCH, patch 0018) runs each case in the guest
+# (guest-init/bench.sh), a child runner.sh a pass: the refcount atomics
+# counted on the patched kernel, which has DEBUG_PAGE_REF's tracepoints
+# (untimed); then the clocks on the bench kernel, which lacks DEBUG_VM and
+# DEBUG_PAGE_REF: -icount twice (instructions, to show they reproduce),
+# plain TCG (emulated time), KVM when the probe allows it.  A lock RMW is
+# timed natively on the host.  mmfrozen.bench writes bench.json, the
+# table and bench.png, and checks the guard.
+
+# bench_child_failed LOG: its end, and the run stops.
+bench_child_failed() {
+	tail -n 20 "$1" | indent >&2
+	die "$E_TESTS" "a bench pass failed; log: $1"
+}
+
+# bench_pass NAME VARIANT ACCEL CMD...: CMD in a guest of VARIANT under
+# ACCEL, run by a child runner.sh with this run's options, its results in
+# RESULTS/NAME, its output in RESULTS/NAME.log.
+bench_pass() {
+	local name=$1 log="$RESULTS/$1.log"
+	"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
+		--variant "$2" --accel "$3" --results "$RESULTS/$name" \
+		exec -- "${@:4}" > "$log" 2>&1 || bench_child_failed "$log"
+	printf '%s\t%s\t%s\n' "$name" "$2" "$3" >> "$RESULTS/passes.tsv"
+	say "    $(grep -c '^bench: ' "$log") cases; $RESULTS/$name"
+}
+
+# bench_kernel VARIANT: a child runner.sh builds it.
+bench_kernel() {
+	local log="$RESULTS/kernel-$1.log"
+	"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
+		--variant "$1" kernel > "$log" 2>&1 || bench_child_failed "$log"
+}
+
+# host_lock_cost: the median ns of a lock-prefixed decrement, uncontended
+# and contended, as JSON; the program is rebuilt when its source changes.
+host_lock_cost() {
+	local src="$MMF_ROOT/bench/lock-cost.c" bin="$WORK/lock-cost"
+	[ "$bin" -nt "$src" ] || gcc -O2 -Wall -pthread -o "$bin" "$src"
+	"$bin" -j
+}
+
+# cmd_bench [full|quick]: quick, the guard of make check: the patched
+# kernel only, counted and once under -icount, with fewer rounds.
+cmd_bench() {
+	local size=${1:-full} timed=bench clock status=0
+	local -a clocks=(icount-1 icount-2 tcg) script=("$MMF_ROOT/guest-init/bench.sh")
+	case "$size" in
+	full) ;;
+	quick) timed=patched clocks=(icount-1) ;;
+	*) die "$E_USAGE" "bench takes full or quick, not $size" ;;
+	esac
+	prepare_results "$RESULTS"
+	log_to "$RESULTS/runner.log"
+	stage "Build the kernels: patched (the counts), $timed (the clocks)"
+	bench_kernel patched
+	bench_kernel "$timed"
+	# the probe boots the patched kernel
+	[ "$size" = quick ] || [ "$(choose_accel "$BUILD")" != kvm ] || clocks+=(kvm)
+	stage "Count the refcount atomics of each case (patched kernel, untimed)"
+	bench_pass count patched tcg "${script[@]}" count "$size"
+	for clock in "${clocks[@]}"; do
+		stage "Time each case: $clock ($timed kernel)"
+		bench_pass "$clock" "$timed" "${clock%-*}" "${script[@]}" time "$size"
+	done
+	stage "Time a lock RMW on the host (bench/lock-cost.c)"
+	host_lock_cost > "$RESULTS/lock-cost.json"
+	stage "Report"
+	mmf_py bench "$RESULTS" | tee "$RESULTS/table.txt" || status=$?
+	[ "$status" != 2 ] || die "$E_INTERNAL" "mmfrozen.bench found no results"
+	if command -v gnuplot > /dev/null; then
+		gnuplot "$RESULTS/bench.gp" && say "    plot: $RESULTS/bench.png"
+	fi
+	say "    results: $RESULTS (bench.json, table.txt)"
+	stage_end
+	[ "$status" = 0 ] || exit "$E_TESTS"
+}

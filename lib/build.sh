@@ -1,0 +1,243 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# build.sh - from a tree with the series to what the guest boots and
+# runs: the config, the kernel (kbuild, ccache), the mm-frozen kselftests
+# and the kernel's own mm selftests built on the host, the modules, the
+# initramfs.  Nothing is rebuilt when its inputs did not change.
+
+# build_dir TREE VARIANT: the build directory of VARIANT, inside its tree.
+# A direct subdirectory of the source tree is the one place kbuild names
+# the sources by a relative path (srctree ".."): the compiler then sees
+# the same paths in every tree, and ccache serves a file compiled in one
+# tree, source or variant to the others (preprocessor mode: autoconf.h
+# differs by the release name).
+build_dir() {
+	printf '%s/.build-%s\n' "$1" "$2"
+}
+
+# ---------------------------------------------------------------- config
+
+# config_fragments BUILD VARIANT CONFIG-VARIANT: the config fragments, in
+# the order they are merged, a later one overriding an earlier one.  A
+# series with patches dropped is configured as CONFIG-VARIANT (the whole
+# series), with a release name of its own (BUILD/release.config).
+config_fragments() {
+	printf '%s\n' "$MMF_ROOT/config/mm-frozen.config"
+	[ ! -f "$MMF_ROOT/config/variant-$3.config" ] ||
+		printf '%s\n' "$MMF_ROOT/config/variant-$3.config"
+	[ "$2" = "$3" ] || printf '%s\n' "$1/release.config"
+}
+
+# config_hash TREE FRAGMENT...: what the .config is made from.
+config_hash() {
+	{ cat "${@:2}"; git -C "$1" rev-parse HEAD; } | sha256sum | cut -d' ' -f1
+}
+
+# verify_config TREE BUILD DROPPED FRAGMENT...: each option the fragments
+# set is in BUILD/.config (mmfrozen.kconfig).  DROPPED (0 or 1): the
+# series lacks patches, and an option that no Kconfig file of TREE
+# defines is not checked, since a dropped patch may be what adds it.
+verify_config() {
+	local tree=$1 build=$2 report defined=()
+	if [ "$3" = 1 ]; then
+		git -C "$tree" grep -h -E '^(menu)?config [A-Z0-9_]+$' -- '*Kconfig*' |
+			sed 's/^[a-z]* /CONFIG_/' > "$build/kconfig-defined"
+		defined=(--defined "$build/kconfig-defined")
+	fi
+	if ! report=$(mmf_py kconfig --config "$build/.config" "${defined[@]}" "${@:4}"); then
+		indent <<< "$report" >&2
+		die "$E_BUILD" "the config fragment asks for options Kconfig did not set" \
+			"(unmet dependencies?); see $build/config.log"
+	fi
+	[ -z "$report" ] || indent <<< "$report"
+}
+
+# configure_kernel TREE BUILD VARIANT CONFIG-VARIANT: BUILD/.config from
+# allnoconfig and the fragments, remade when they or the tree changed.
+configure_kernel() {
+	local tree=$1 build=$2 variant=$3 config_variant=$4 hash stamp="$2/.mm-frozen-config"
+	local -a fragments
+	mkdir -p "$build"
+	[ "$variant" = "$config_variant" ] ||
+		printf 'CONFIG_LOCALVERSION="-mm-frozen-%s"\n' "$variant" > "$build/release.config"
+	mapfile -t fragments < <(config_fragments "$build" "$variant" "$config_variant")
+	hash=$(config_hash "$tree" "${fragments[@]}")
+	if [ -f "$build/.config" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
+		say "    $build/.config up to date"
+		return
+	fi
+	if ! { make -C "$tree" O="$build" allnoconfig &&
+		"$tree/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" &&
+		make -C "$tree" O="$build" olddefconfig; } > "$build/config.log" 2>&1; then
+		tail -n 30 "$build/config.log" >&2
+		die "$E_BUILD" "kernel configuration failed; log: $build/config.log"
+	fi
+	verify_config "$tree" "$build" "$([ "$variant" = "$config_variant" ] && echo 0 || echo 1)" \
+		"${fragments[@]}"
+	printf '%s\n' "$hash" > "$stamp"
+	say "    configured $build/.config from $(printf '%s\n' "${fragments[@]}" | xargs -n1 basename | paste -s -d ' ')"
+}
+
+# ---------------------------------------------------------------- kernel
+
+# kernel_make_command TREE BUILD ARGS...: make in TREE and BUILD with ARGS,
+# through ccache when it is installed, a word a line.
+kernel_make_command() {
+	local cc=gcc
+	command -v ccache >/dev/null && cc="ccache gcc"
+	# LOCALVERSION= (set, empty) keeps setlocalversion from appending "+"
+	# for a git tree that is not at a release tag.
+	printf '%s\n' env CCACHE_BASEDIR="$WORK" make -C "$1" O="$2" -j"$JOBS" \
+		CC="$cc" LOCALVERSION= "${@:3}"
+}
+
+kernel_make() { # kernel_make TREE BUILD ARGS...
+	local -a cmd
+	mapfile -t cmd < <(kernel_make_command "$@")
+	"${cmd[@]}"
+}
+
+kernel_release() { # kernel_release TREE BUILD
+	make -s -C "$1" O="$2" LOCALVERSION= kernelrelease 2>/dev/null
+}
+
+# make_logged LOG TREE BUILD TARGET...: kernel_make with its output in LOG
+# and, each minute, the number of objects compiled so far (a long build
+# shows it is alive); returns make's status.  The build runs in a process
+# group of its own (setsid), which an interrupted run stops whole.
+make_logged() {
+	local log=$1 pid
+	local -a cmd
+	mapfile -t cmd < <(kernel_make_command "${@:2}")
+	setsid -w "${cmd[@]}" > "$log" 2>&1 {LOCK_FD}>&- &
+	pid=$!
+	track_child "$pid"
+	while ! wait_for "$pid" 60; do
+		say "    ... $(grep -c '^  CC ' "$log" || true) objects compiled (+$(elapsed "$STAGE_T0")s)"
+	done
+	wait_child "$pid"
+}
+
+# show_build_failure LOG: the compiler's errors and the last lines of LOG.
+show_build_failure() {
+	printf '    --- errors in %s ---\n' "$1" >&2
+	grep -E ': (fatal )?error:|\*\*\*|Error [0-9]' "$1" | head -n 20 | indent >&2
+	printf '    --- last lines ---\n' >&2
+	tail -n 25 "$1" | indent >&2
+}
+
+build_stamp() { # build_stamp TREE BUILD: what the kernel is built from
+	printf '%s %s\n' "$(git -C "$1" rev-parse HEAD)" "$(cat "$2/.mm-frozen-config")"
+}
+
+# build_kernel TREE BUILD [RESULTS]: bzImage, the modules and the UAPI
+# headers ("make kselftest" in the guest needs them, and under TCG
+# installing them takes minutes); a failed build's log is copied into
+# RESULTS.
+build_kernel() {
+	local tree=$1 build=$2 results=${3:-} log="$2/build.log" stamp="$2/.mm-frozen-built" rc=0
+	if [ -f "$build/arch/x86/boot/bzImage" ] && [ -f "$stamp" ] &&
+	   [ "$(cat "$stamp")" = "$(build_stamp "$tree" "$build")" ] &&
+	   [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ]; then
+		say "    $build/arch/x86/boot/bzImage up to date ($(kernel_release "$tree" "$build"))"
+		return
+	fi
+	rm -f "$stamp"
+	say "    make -j$JOBS bzImage modules headers (log: $log)"
+	make_logged "$log" "$tree" "$build" bzImage modules headers || rc=$?
+	if [ "$rc" != 0 ]; then
+		[ -z "$results" ] || cp "$log" "$results/build.log"
+		show_build_failure "$log"
+		die "$E_BUILD" "kernel build failed (exit $rc); full log: $log"
+	fi
+	build_stamp "$tree" "$build" > "$stamp"
+	say "    built $(kernel_release "$tree" "$build"): $(grep -c '^  CC ' "$log" || true) objects," \
+		"$(grep -c 'warning:' "$log" || true) warnings"
+}
+
+# ---------------------------------------------------------------- selftests
+
+# install_selftests TREE: the kselftest target lives in this repository;
+# the tree gets a copy as tools/testing/selftests/mm-frozen (untracked, so
+# the build stamps ignore it), with the tracing/ scripts inside for its
+# tracing test, and "make kselftest TARGETS=mm-frozen" runs it from
+# there.  rsync keeps the files' times: make rebuilds only what changed.
+install_selftests() {
+	local dest="$1/tools/testing/selftests/mm-frozen"
+	mkdir -p "$dest"
+	rsync -a --delete --exclude tracing "$MMF_ROOT/selftests/mm-frozen/" "$dest/"
+	rsync -a --delete "$MMF_ROOT/tracing/" "$dest/tracing/"
+	say "    $dest"
+}
+
+# build_selftests TREE BUILD DEST: the mm-frozen kselftests and their test
+# modules, built and installed on the host into DEST: the guest only runs
+# them, with the installed run_kselftest.sh.  Under TCG the guest needs
+# over a minute to build them.
+build_selftests() {
+	local log="$2/kselftest.log"
+	say "    make -C tools/testing/selftests TARGETS=mm-frozen install (log: $log)"
+	if ! MMF_BUILD=$2 make -C "$1/tools/testing/selftests" O="$2" \
+		TARGETS=mm-frozen INSTALL_PATH="$3" install > "$log" 2>&1; then
+		show_build_failure "$log"
+		die "$E_BUILD" "the mm-frozen kselftests did not build; log: $log"
+	fi
+	say "    installed in $3"
+}
+
+# build_mm_selftests TREE BUILD: the kernel's mm selftests, built on the
+# host against the build's UAPI headers (the guest would need minutes
+# under TCG), with the scripts run_vmtests.sh calls.  A program that does
+# not build is reported by run_vmtests.sh as a failure, on every kernel
+# that lacks it.
+build_mm_selftests() {
+	local log="$2/mm-selftests.log" failed
+	say "    make -C tools/testing/selftests TARGETS=mm (log: $log)"
+	if ! make -k -C "$1/tools/testing/selftests" O="$2" TARGETS=mm -j"$JOBS" > "$log" 2>&1; then
+		failed=$(sed -n 's|.*kselftest/mm/\([^] ]*\)\] Error.*|\1|p' "$log" | sort -u | paste -s -d ' ')
+		say "    did not build: ${failed:-see $log}"
+	fi
+	cp "$1/tools/testing/selftests/mm/"*.sh "$2/kselftest/mm/"
+}
+
+# install_modules TREE BUILD: the guest's modprobe finds the build's
+# modules (slub_kunit, test_vmalloc) in BUILD/modroot, which
+# guest-init/upstream.sh links into /lib/modules.
+install_modules() {
+	local log="$2/modules_install.log"
+	if ! kernel_make "$1" "$2" INSTALL_MOD_PATH="$2/modroot" modules_install > "$log" 2>&1; then
+		tail -n 20 "$log" | indent >&2
+		die "$E_BUILD" "make modules_install failed; log: $log"
+	fi
+	say "    modules of $(kernel_release "$1" "$2") in $2/modroot"
+}
+
+# build_initramfs INITRAMFS BUILD: busybox and guest-init/init only: the
+# guest's root is the host's, over 9p.  gen_init_cpio (from the kernel
+# build) writes the device node without needing mknod.
+build_initramfs() {
+	local initramfs=$1 list stamp="$1.stamp" hash
+	hash=$(cat /bin/busybox "$MMF_ROOT/guest-init/init" | sha256sum | cut -d' ' -f1)
+	if [ -f "$initramfs" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
+		say "    $initramfs up to date"
+		return
+	fi
+	[ -x "$2/usr/gen_init_cpio" ] ||
+		die "$E_BUILD" "$2/usr/gen_init_cpio missing: build the kernel first"
+	list=$(mktemp)
+	cat > "$list" <<EOF
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+dir /bin 0755 0 0
+file /bin/busybox /bin/busybox 0755 0 0
+file /init $MMF_ROOT/guest-init/init 0755 0 0
+dir /proc 0755 0 0
+dir /sys 0755 0 0
+EOF
+	"$2/usr/gen_init_cpio" "$list" | gzip -9 > "$initramfs.tmp"
+	rm -f "$list"
+	mv "$initramfs.tmp" "$initramfs"
+	printf '%s\n' "$hash" > "$stamp"
+	say "    wrote $initramfs"
+}

@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# guest.sh - the guest: the accelerator, qemu, the command the guest
+# runs, and what it left: its status, its kernel log, its KTAP.
+
+# choose_accel BUILD: the accelerator of --accel; for auto, KVM only when
+# a probe boot of BUILD's kernel prints the kernel banner and ends by
+# itself: on these machines /dev/kvm exists but a KVM guest can hang
+# after the firmware.  The verdict is kept in WORK/kvm-probe with what it
+# depends on, the host's kernel, QEMU's version and /dev/kvm's access,
+# and probed again when one of them changes.
+choose_accel() {
+	local probe="$WORK/kvm-probe" key log verdict=tcg
+	# shellcheck disable=SC2153 # ACCEL is the option, accel a local elsewhere
+	case "$ACCEL" in
+	tcg|kvm|icount) printf '%s\n' "$ACCEL"; return ;;
+	esac
+	key="$(uname -r) $(qemu-system-x86_64 --version | head -n 1)"
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] && key+=" /dev/kvm" || key+=" no /dev/kvm"
+	if [ "$(sed -n 2p "$probe" 2>/dev/null)" != "$key" ]; then
+		if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+			log=$(mktemp)
+			timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+				-nodefaults -no-reboot -display none -serial "file:$log" \
+				-kernel "$1/arch/x86/boot/bzImage" \
+				-append "console=ttyS0 panic=-1" >/dev/null 2>&1 {LOCK_FD}>&- || true
+			if grep -q 'Linux version' "$log" && grep -q 'Kernel panic' "$log"; then
+				verdict=kvm
+			fi
+		fi
+		printf '%s\n%s\n' "$verdict" "$key" > "$probe"
+	fi
+	head -n 1 "$probe"
+}
+
+qemu_accel_args() { # qemu_accel_args ACCEL: qemu's options, one a line
+	case "$1" in
+	kvm) printf '%s\n' -accel kvm -cpu host ;;
+	# guest time counts instructions: one nanosecond each (shift=0)
+	icount) printf '%s\n' -accel tcg,thread=single -icount shift=0,sleep=off -cpu max ;;
+	*) printf '%s\n' -accel tcg -cpu max ;;
+	esac
+}
+
+# timeout_scale ACCEL: test timeouts are meant for real hardware; TCG is
+# about ten times slower.
+timeout_scale() {
+	if [ "$1" = kvm ]; then echo 1; else echo 10; fi
+}
+
+# stall_args ACCEL: the kernel's own stall and hang detectors, with their
+# timeouts scaled like the tests' (RCU stalls after 21 s, hung tasks
+# after 120 s, soft lockups after twice watchdog_thresh, 10 s, which is
+# at most 60): their reports fail a run, so they must not fire for
+# emulation's slowness.
+stall_args() {
+	local scale thresh
+	scale=$(timeout_scale "$1")
+	thresh=$((10 * scale))
+	[ "$thresh" -le 60 ] || thresh=60
+	printf 'rcupdate.rcu_cpu_stall_timeout=%d sysctl.kernel.hung_task_timeout_secs=%d watchdog_thresh=%d\n' \
+		$((21 * scale)) $((120 * scale)) "$thresh"
+}
+
+# guest_command: the guest's test entry and the programs --tests chose,
+# a word a line.
+guest_command() {
+	printf '%s\n' "$GUEST_CMD" "${TESTS[@]}"
+}
+
+# guest_timeout ACCEL: the whole guest's time for the tests: a boot's
+# allowance, and the kselftest timeout of each program it runs
+# (settings, times the TCG scale), so that kselftest kills a test that
+# overruns (a "# TIMEOUT" result, the next program runs) long before the
+# guest is killed.  A guest command of one's own (--guest-cmd) gets
+# GUEST_TIMEOUT.
+guest_timeout() {
+	local per n=${#TESTS[@]}
+	if [ "$GUEST_CMD" != "$MMF_ROOT/guest-init/tests.sh" ]; then
+		echo "$GUEST_TIMEOUT"
+		return
+	fi
+	per=$(sed -n 's/^timeout=//p' "$MMF_ROOT/selftests/mm-frozen/settings")
+	per=$((per * $(timeout_scale "$1")))
+	[ "$n" -gt 0 ] || n=$(grep -c . "$KSELFTEST_DIR/kselftest-list.txt")
+	echo $((BOOT_ALLOWANCE + n * per))
+}
+
+# write_guest_cmd RESULTS ACCEL CMD...: the script stage2.sh runs in the
+# guest: the run's environment, then CMD.
+write_guest_cmd() {
+	local results=$1 accel=$2 guest="$1/guest"
+	mkdir -p "$guest"
+	rm -f "$guest/status" "$guest/output.log" "$guest/dmesg.txt"
+	{
+		printf '# written by runner.sh; run by guest-init/stage2.sh\n'
+		printf 'export MMF_ROOT=%q MMF_VARIANT=%q MMF_RESULTS=%q MMF_KERNELRELEASE=%q\n' \
+			"$MMF_ROOT" "$VARIANT" "$results" "$(kernel_release "$TREE" "$BUILD")"
+		printf 'export MMF_BUILD=%q MMF_TREE=%q MMF_ACCEL=%q MMF_TIMEOUT_SCALE=%q\n' \
+			"$BUILD" "$TREE" "$accel" "$(timeout_scale "$accel")"
+		printf 'export MMF_KSELFTEST=%q\n' "$KSELFTEST_DIR"
+		printf 'cd %q || exit 125\n' "$PWD"
+		printf '%q ' "${@:3}"
+		printf '\n'
+	} > "$guest/cmd"
+}
+
+# show_guest_output: the live view of the guest, its command's output;
+# kernel lines (which carry a printk timestamp) stay in console.log.
+show_guest_output() {
+	if [ "${QUIET:-0}" = 1 ]; then
+		cat > /dev/null
+	else
+		grep --line-buffered -v -E '^\[ *[0-9]+\.[0-9]+\] ' | sed -u 's/^/    guest| /'
+	fi
+}
+
+show_last_console_lines() { # show_last_console_lines RESULTS
+	printf '    --- last console lines (%s) ---\n' "$1/console.log" >&2
+	tail -n 25 "$1/console.log" 2>/dev/null | indent >&2
+}
+
+# run_qemu RESULTS ACCEL MODE TIMEOUT: boots the built kernel with the
+# host's root and the results share; MODE is "batch" (console to
+# console.log, kernel lines hidden on screen) or "shell" (console on this
+# terminal).
+run_qemu() {
+	local results=$1 accel=$2 mode=$3 timeout=$4 rc=0 pid reader
+	local -a args
+	case "$results$MMF_ROOT" in
+	*[[:space:]]*) die "$E_USAGE" "paths on the guest's command line must not" \
+		"contain spaces: $results, $MMF_ROOT" ;;
+	esac
+	mapfile -t args < <(qemu_accel_args "$accel")
+	# shellcheck disable=SC2054 # commas belong to qemu's option syntax
+	args+=(-smp 2 -m 2G -nodefaults -no-reboot -display none -monitor none
+		-kernel "$BUILD/arch/x86/boot/bzImage" -initrd "$INITRAMFS"
+		-append "console=ttyS0 loglevel=5 printk.devkmsg=on panic=-1 $(stall_args "$accel") MMF_RESULTS=$results MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
+		-chardev "stdio,id=console,signal=off,logfile=$results/console.log"
+		-serial chardev:console
+		-fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
+		-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=results,mount_tag=results)
+	printf 'qemu-system-x86_64 %s\n' "${args[*]}" > "$results/qemu.cmdline"
+	say "    qemu-system-x86_64 ($accel, 2 vCPUs, 2 GiB), timeout ${timeout}s; console: $results/console.log"
+	rm -f "$results/console.log"
+	if [ "$mode" = shell ]; then
+		qemu-system-x86_64 "${args[@]}"
+		return
+	fi
+	# timeout puts itself and qemu in a process group of its own, which
+	# the trap stops whole.  The console goes through a FIFO, whose reader
+	# is waited for: all of it is shown before the runner goes on.
+	mkfifo "$RUN_TMP/console"
+	show_guest_output < "$RUN_TMP/console" &
+	reader=$!
+	timeout -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" < /dev/null \
+		2> "$results/qemu.log" > "$RUN_TMP/console" {LOCK_FD}>&- &
+	pid=$!
+	wait_child "$pid" || rc=$?
+	wait "$reader" || true
+	rm -f "$RUN_TMP/console"
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		show_last_console_lines "$results"
+		die "$E_HANG" "the guest did not finish within ${timeout}s and was killed"
+	fi
+	if [ "$rc" != 0 ]; then
+		printf '    --- %s ---\n' "$results/qemu.log" >&2
+		tail -n 10 "$results/qemu.log" | indent >&2
+		die "$E_GUEST" "qemu-system-x86_64 failed (status $rc)"
+	fi
+}
+
+# boot_guest RESULTS MODE CMD...: boots the built kernel and has the guest
+# run CMD (MODE batch) or give a shell (MODE shell).
+boot_guest() {
+	local results=$1 mode=$2 accel
+	[ -f "$BUILD/arch/x86/boot/bzImage" ] ||
+		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"
+	build_initramfs "$INITRAMFS" "$BUILD"
+	accel=$(choose_accel "$BUILD")
+	write_guest_cmd "$results" "$accel" "${@:3}"
+	run_qemu "$results" "$accel" "$mode" "${TIMEOUT:-$(guest_timeout "$accel")}"
+}
+
+# ---------------------------------------------------------------- what it left
+
+# kernel_problems LOG...: the kernel log lines that fail a run
+# (mmfrozen.kernel_log: the patterns of KERNEL_PROBLEMS_FILE, test
+# windows honoured).
+kernel_problems() {
+	mmf_py kernel_log --patterns "$KERNEL_PROBLEMS_FILE" "$@"
+}
+
+# check_kernel_log RESULTS: dies with E_KERNEL when the guest's kernel
+# log shows a problem, the lines in RESULTS/kernel-problems.txt.
+check_kernel_log() {
+	local problems
+	problems=$(kernel_problems "$1/console.log" "$1/guest/dmesg.txt")
+	[ -n "$problems" ] || return 0
+	printf '%s\n' "$problems" > "$1/kernel-problems.txt"
+	printf '    --- kernel problems in the guest log ---\n' >&2
+	head -n 40 <<< "$problems" | indent >&2
+	die "$E_KERNEL" "the guest kernel reported $(wc -l <<< "$problems")" \
+		"problem line(s); see $1/kernel-problems.txt and console.log"
+}
+
+# guest_status RESULTS: the exit status of the guest's command; dies with
+# E_GUEST when the guest stopped before its command finished.
+guest_status() {
+	if [ ! -s "$1/guest/status" ]; then
+		show_last_console_lines "$1"
+		die "$E_GUEST" "the guest stopped before its command finished"
+	fi
+	cat "$1/guest/status"
+}
+
+# ktap_verdict RESULTS [GUEST-STATUS]: the tests' verdict (mmfrozen.verdict
+# reads the KTAP: in 6.12 neither run_kselftest.sh nor "make run_tests"
+# exits non-zero when a test fails) in RESULTS/verdict.json; false unless
+# every test passed and the guest's command exited 0.  A guest that did
+# not finish (no status) is read from its console.
+ktap_verdict() {
+	local results=$1 status=${2:-} verdict=0
+	say ""
+	mmf_py verdict tests "$results" --variant "$VARIANT" \
+		--release "$(kernel_release "$TREE" "$BUILD")" ${status:+--status "$status"} || verdict=1
+	case "$status" in
+	0) ;;
+	'') say "    the guest did not finish its test command" ;;
+	*) say "    the guest's test command exited with status $status" ;;
+	esac
+	[ "$verdict" = 0 ]
+}
+
+# boot_and_test RESULTS: the tests in a guest, and their verdict.  It
+# comes first, so that verdict.json holds their counts whatever the
+# kernel log says; a guest that did not finish is explained by its kernel
+# log, if that shows a problem (E_KERNEL), else it stopped early
+# (E_GUEST).
+boot_and_test() {
+	local results=$1 verdict=0
+	local -a cmd
+	mapfile -t cmd < <(guest_command)
+	boot_guest "$results" batch "${cmd[@]}"
+	stage "Check the guest's kernel log and results"
+	ktap_verdict "$results" "$(cat "$results/guest/status" 2>/dev/null)" || verdict=$E_TESTS
+	check_kernel_log "$results"
+	guest_status "$results" > /dev/null
+	[ "${QUIET:-0}" = 1 ] || mmf_py summary "$SRC_WORK/results"
+	say "    results: $results"
+	[ "$verdict" = 0 ] || exit "$verdict"
+}

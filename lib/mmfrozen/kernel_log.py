@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kernel_log.py - the kernel log lines that fail a run.
+
+A line counts only from the kernel's printk timestamp ("[   12.345678] "),
+so that a test printing "WARNING:" itself does not trip the scan; on the
+serial console a kernel line can start in the middle of a line that user
+space had not ended ("# # bvec[  367.37] frozen_pages: ..."), and counts
+from its timestamp.  Its text is matched against the patterns of
+selftests/mm-frozen/kernel-problems (an extended regular expression a
+line), which the tests read too.
+
+Tests mark their windows in the log ("mm-frozen: test begin NAME",
+"mm-frozen: test end NAME", selftests/mm-frozen/mm_frozen.h): a problem
+in a window names its test.  A window may declare the report it provokes
+("mm-frozen: test expect COUNT ERE"): then exactly COUNT lines matching
+ERE are not problems, and any other count is one.
+
+Usage: python3 -m mmfrozen.kernel_log --patterns FILE [--outside] LOG...
+Prints the problem lines of the logs, each once (a console log and a
+dmesg hold the same lines); a LOG that does not exist is skipped;
+--outside: only the lines outside every test window.  Exit status 0, 2
+when a file cannot be read.
+"""
+
+import argparse
+import os
+import re
+import sys
+
+TIMESTAMP = re.compile(r'\[ *[0-9]+\.[0-9]+\] ')
+BEGIN = 'mm-frozen: test begin '
+EXPECT = re.compile(r'^mm-frozen: test expect ([0-9]+) (.*)$')
+END = 'mm-frozen: test end '
+DURING = '  [during test %s]'
+
+
+def read_patterns(path):
+    """The patterns of a kernel-problems file as one regular expression."""
+    with open(path) as f:
+        lines = [l.rstrip('\n') for l in f]
+    return re.compile('|'.join('(?:%s)' % l for l in lines
+                               if l and not l.startswith('#')))
+
+
+class Window:
+    """A test's window: its name and the report it declared."""
+
+    def __init__(self, name):
+        self.name = name
+        self.want = 0
+        self.ere = None
+        self.seen = 0
+
+    def declare(self, count, ere):
+        self.want, self.ere, self.seen = count, re.compile(ere), 0
+
+    def accepts(self, text):
+        if self.ere is not None and self.ere.search(text):
+            self.seen += 1
+            return True
+        return False
+
+    def check(self, ts, where=''):
+        """The problem line of a declared report seen too few or too
+        many times, or None."""
+        if self.ere is None or self.seen == self.want:
+            return None
+        return ('%s mm-frozen: test %s: expected %d kernel line(s) matching '
+                '/%s/, saw %d%s' % (ts, self.name, self.want, self.ere.pattern,
+                                    self.seen, where))
+
+
+def problems(lines, patterns):
+    """The problem lines of one log, in order."""
+    found = []
+    window = Window('')
+    ts = ''
+    for line in lines:
+        m = TIMESTAMP.search(line.rstrip('\r\n'))
+        if not m:
+            continue
+        ts, text = m.group(0)[:-1], line.rstrip('\r\n')[m.end():]
+        if text.startswith(BEGIN):
+            window = Window(text[len(BEGIN):])
+            continue
+        expect = EXPECT.match(text)
+        if expect:
+            window.declare(int(expect.group(1)), expect.group(2))
+            continue
+        if text.startswith(END):
+            found += filter(None, [window.check(ts)])
+            window = Window('')
+            continue
+        if patterns.search(text) and not window.accepts(text):
+            found.append(ts + ' ' + text +
+                         (DURING % window.name if window.name else ''))
+    found += filter(None, [window.check(ts, ' (the log ends in the test)')])
+    return found
+
+
+def log_problems(paths, patterns, outside=False):
+    """The problem lines of the logs at PATHS, each once; a log that is
+    not there (a guest that wrote no dmesg) has none."""
+    seen = {}
+    for path in paths:
+        if not os.path.isfile(path):
+            continue
+        with open(path, errors='replace') as f:
+            for line in problems(f, patterns):
+                seen.setdefault(line, None)
+    return [l for l in seen if not (outside and '  [during test ' in l)]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description='The kernel log lines that fail a run.')
+    ap.add_argument('--patterns', required=True)
+    ap.add_argument('--outside', action='store_true')
+    ap.add_argument('logs', nargs='+')
+    args = ap.parse_args(argv)
+    try:
+        lines = log_problems(args.logs, read_patterns(args.patterns), args.outside)
+    except OSError as e:
+        print('kernel_log.py: %s' % e, file=sys.stderr)
+        return 2
+    for line in lines:
+        print(line)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

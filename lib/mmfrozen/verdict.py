@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+"""verdict.py - RESULTS/verdict.json: the tests' verdict and how the run ended.
+
+  python3 -m mmfrozen.verdict tests RESULTS --variant V --release R [--status N]
+      The tests' verdict from the KTAP of the guest's command:
+      RESULTS/guest/output.log, or, without --status (the guest did not
+      finish), RESULTS/console.log, whose last lines the output file may
+      lack.  Writes verdict.json (variant, kernelrelease, guest_status,
+      then the counts and the tree of ktap.py), prints the failures and
+      the summary line.  Exit status 0 when every test passed and the
+      command exited 0, else 1.
+
+  python3 -m mmfrozen.verdict finish RESULTS --variant V --outcome NAME --exit N
+      How the run ended, added to verdict.json (written with the variant
+      alone when the run ended before its tests): outcome, exit, and the
+      guest command's status from RESULTS/guest/status when there is one.
+"""
+
+import argparse
+import os
+import sys
+
+from mmfrozen import ktap
+from mmfrozen.results import read_json, write_json
+
+
+def guest_log(results, status):
+    if status is None:
+        return os.path.join(results, 'console.log')
+    return os.path.join(results, 'guest', 'output.log')
+
+
+def tests_verdict(results, variant, release, status):
+    """verdict.json's contents after a guest run; STATUS is the guest
+    command's exit status, None when it did not finish."""
+    head = {'variant': variant, 'kernelrelease': release,
+            'guest_status': status}
+    head.update(ktap.report(ktap.read_log(guest_log(results, status)), variant))
+    return head
+
+
+def read_guest_status(results):
+    """The guest command's exit status, None when it wrote none."""
+    try:
+        with open(os.path.join(results, 'guest', 'status')) as f:
+            return int(f.read().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def finished(verdict, variant, outcome, status, guest_status):
+    """VERDICT (None when there is none yet) with how the run ended."""
+    verdict = dict(verdict or {'variant': variant})
+    verdict.update(outcome=outcome, exit=status)
+    if guest_status is not None:
+        verdict['guest_status'] = guest_status
+    return verdict
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description='Write verdict.json.')
+    sub = ap.add_subparsers(dest='command', required=True)
+    tests = sub.add_parser('tests')
+    tests.add_argument('results')
+    tests.add_argument('--variant', required=True)
+    tests.add_argument('--release', required=True)
+    tests.add_argument('--status', type=int)
+    finish = sub.add_parser('finish')
+    finish.add_argument('results')
+    finish.add_argument('--variant', required=True)
+    finish.add_argument('--outcome', required=True)
+    finish.add_argument('--exit', type=int, required=True)
+    args = ap.parse_args(argv)
+    path = os.path.join(args.results, 'verdict.json')
+    if args.command == 'finish':
+        write_json(path, finished(read_json(path), args.variant, args.outcome,
+                                  args.exit, read_guest_status(args.results)))
+        return 0
+    try:
+        verdict = tests_verdict(args.results, args.variant, args.release,
+                                args.status)
+    except OSError as e:
+        print('verdict.py: %s' % e, file=sys.stderr)
+        return 2
+    write_json(path, verdict)
+    print('\n'.join(ktap.report_lines(verdict)))
+    return 0 if verdict['verdict'] == 'pass' and args.status == 0 else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

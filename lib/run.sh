@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# run.sh - the stages in their order, and the commands that run them:
+# run, deps, kernel, initramfs, boot, shell, exec; and the small ones:
+# summary, check-log, where, clean.
+
+# apply_series: the series, but for the patches --drop names, on its
+# branch of TREE.  A series with patches dropped has a worktree of its
+# own, so that switching between it and the whole series rebuilds
+# neither.
+apply_series() {
+	local -a names
+	require_series "$PATCHES"
+	if [ "$TREE" != "$SRC_REPO" ] && ! git -C "$TREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		checkout_worktree "$SRC_REPO" "$TREE" "$BASE_TAG"
+	fi
+	mapfile -t names < <(series_patches "$PATCHES" "${DROPPED[@]}")
+	apply_patches "$TREE" "$BRANCH" "$PATCHES" "${names[@]}"
+}
+
+# stages_to_kernel [RESULTS]: packages, source, the series (but for the
+# baseline), and the build.
+stages_to_kernel() {
+	stage "Check Debian packages"
+	check_packages "$WORK"
+	stage "Prepare the source tree: $SOURCE_LABEL"
+	prepare_source "$SRC_REPO"
+	if [ "$VARIANT" = baseline ]; then
+		checkout_worktree "$SRC_REPO" "$TREE" "$BASE_TAG"
+		say "    $TREE: pristine $BASE_TAG"
+	else
+		stage "Apply patches/ ($PATCHES)${DROPPED[*]:+, without ${DROPPED[*]}}"
+		apply_series
+	fi
+	stages_build "${1:-}"
+}
+
+# stages_build [RESULTS]: from a tree with the series to a built kernel
+# and the mm-frozen kselftests.
+stages_build() {
+	stage "Place selftests/mm-frozen in the tree"
+	install_selftests "$TREE"
+	stage "Configure ($VARIANT)"
+	configure_kernel "$TREE" "$BUILD" "$VARIANT" "$CONFIG_VARIANT"
+	stage "Build the kernel ($VARIANT)"
+	build_kernel "$TREE" "$BUILD" "${1:-}"
+	stage "Build the mm-frozen kselftests"
+	build_selftests "$TREE" "$BUILD" "$KSELFTEST_DIR"
+}
+
+stages_test() { # stages_test RESULTS
+	local -a cmd
+	mapfile -t cmd < <(guest_command)
+	stage "Build the guest initramfs"
+	build_initramfs "$INITRAMFS" "$BUILD"
+	stage "Boot the guest and run ${cmd[*]}"
+	boot_and_test "$1"
+}
+
+# ---------------------------------------------------------------- commands
+
+cmd_run() {
+	prepare_results "$RESULTS"
+	log_to "$RESULTS/runner.log"
+	say "mm-frozen: $SOURCE_LABEL, variant $VARIANT, results $RESULTS"
+	stages_to_kernel "$RESULTS"
+	stages_test "$RESULTS"
+	stage_end
+	say "mm-frozen: done in $(elapsed "$RUN_T0")s"
+}
+
+cmd_deps() {
+	stage "Check Debian packages"
+	check_packages "$WORK"
+	stage_end
+}
+
+cmd_kernel() {
+	stages_to_kernel
+	stage_end
+}
+
+cmd_initramfs() {
+	build_initramfs "$INITRAMFS" "$BUILD"
+}
+
+cmd_boot() {
+	local -a cmd
+	mapfile -t cmd < <(guest_command)
+	prepare_results "$RESULTS"
+	log_to "$RESULTS/runner.log"
+	stage "Boot the guest and run ${cmd[*]}"
+	boot_and_test "$RESULTS"
+	stage_end
+}
+
+cmd_shell() {
+	prepare_results "$RESULTS"
+	boot_guest "$RESULTS" shell true
+}
+
+# cmd_exec CMD...: exec's exit status is the runner's: 0 when CMD
+# succeeded, E_TESTS when it failed (its own status is printed, and kept
+# in guest/status and verdict.json), any other code for the runner's own
+# failures.
+cmd_exec() {
+	local status
+	prepare_results "$RESULTS"
+	boot_guest "$RESULTS" batch "$@"
+	cat "$RESULTS/guest/output.log" 2>/dev/null || true
+	check_kernel_log "$RESULTS"
+	status=$(guest_status "$RESULTS")
+	if [ "$status" != 0 ]; then
+		printf 'runner.sh: the guest command exited with status %s\n' "$status" >&2
+		exit "$E_TESTS"
+	fi
+}
+
+cmd_summary() {
+	mmf_py summary "$SRC_WORK/results"
+}
+
+cmd_check_log() { # cmd_check_log FILE: exit E_KERNEL if it shows problems
+	local problems
+	[ -f "$1" ] || die "$E_USAGE" "check-log: no file $1"
+	problems=$(kernel_problems "$1")
+	if [ -n "$problems" ]; then
+		printf '%s\n' "$problems"
+		exit "$E_KERNEL"
+	fi
+	echo "no kernel problems in $1"
+}
+
+# cmd_where [NAME]: the paths the options lead to, for scripts that read
+# what a run left ("runner.sh --work DIR where source"), so that they
+# never guess.
+cmd_where() {
+	local name value found=0
+	while read -r name value; do
+		if [ $# = 0 ]; then
+			printf '%-8s %s\n' "$name" "$value"
+		elif [ "$name" = "$1" ]; then
+			printf '%s\n' "$value"
+			found=1
+		fi
+	done <<EOF
+work $WORK
+source $SRC_REPO
+tree $TREE
+build $BUILD
+results $RESULTS
+EOF
+	[ $# = 0 ] || [ "$found" = 1 ] || die "$E_USAGE" "where: no path named $1"
+}
+
+cmd_clean() {
+	rm -rf "$WORK"
+	say "removed $WORK"
+}

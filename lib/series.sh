@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# series.sh - the check a rebase needs, patch by patch: how each applies,
+# checkpatch.pl --strict on each, every commit built with the warnings it
+# adds (mmfrozen.series), then the usual run on the tip; and the matrix
+# of that check over several sources (mmfrozen.matrix).
+
+# checkpatch_patches RESULTS PATCH...: the tree's own checkpatch.pl
+# --strict on each PATCH; "PATCH <TAB> ERRORS <TAB> WARNINGS <TAB> CHECKS"
+# lines in RESULTS/checkpatch.tsv ("-" when it printed no totals), each
+# report in RESULTS/checkpatch/.
+checkpatch_patches() {
+	local dir=$1 p out totals e w c errors=0 warnings=0 checks=0
+	mkdir -p "$dir/checkpatch"
+	: > "$dir/checkpatch.tsv"
+	for p in "${@:2}"; do
+		out="$dir/checkpatch/${p%.patch}.txt"
+		# The exit status only says "something found": the totals tell what.
+		(cd "$SRC_REPO" && perl scripts/checkpatch.pl --strict "$PATCHES/$p") > "$out" 2>&1 ||
+			[ -s "$out" ]
+		totals=$(sed -n 's/^total: \([0-9]*\) errors, \([0-9]*\) warnings, \([0-9]*\) checks.*/\1\t\2\t\3/p' "$out")
+		printf '%s\t%s\n' "$p" "${totals:-$'-\t-\t-'}" >> "$dir/checkpatch.tsv"
+		[ -n "$totals" ] || continue
+		IFS=$'\t' read -r e w c <<< "$totals"
+		errors=$((errors + e)) warnings=$((warnings + w)) checks=$((checks + c))
+	done
+	say "    $errors errors, $warnings warnings, $checks checks, patches checked: $(($# - 1))" \
+		"(reports: $dir/checkpatch/)"
+}
+
+# bisect_build RESULTS PATCH...: the base and then each commit of the
+# applied series, in a worktree of their own (linux-bisect) built
+# incrementally on the project's config.  "PATCH <TAB> STATUS <TAB>
+# SECONDS <TAB> ADDED <TAB> TOTAL" lines in RESULTS/build.tsv, the base
+# first, TOTAL the warnings of a full build (mmfrozen.series warnings); a
+# patch already in the tree has no commit ("in-tree").  Returns 1 at the
+# first commit that does not build.
+bisect_build() {
+	local dir=$1 tree="$SRC_WORK/linux-bisect" build i name log prev t0 last='' total
+	local -a names=("${@:2}") commits
+	build=$(build_dir "$tree" bisect)
+	mapfile -t commits < <(cut -f2 "$(applied_stamp "$SRC_REPO")")
+	: > "$dir/build.tsv"
+	mkdir -p "$dir/build"
+	prev=$(git -C "$SRC_REPO" rev-parse "$BASE_TAG^{commit}")
+	checkout_worktree "$SRC_REPO" "$tree" "$prev"
+	for ((i = -1; i < ${#names[@]}; i++)); do
+		name="(base)"
+		if [ "$i" -ge 0 ]; then
+			name=${names[i]}
+			if [ "${commits[i]}" = "$prev" ]; then
+				printf '%s\tin-tree\t\t\t\n' "$name" >> "$dir/build.tsv"
+				continue
+			fi
+			git -C "$tree" checkout -q --detach "${commits[i]}"
+			prev=${commits[i]}
+		fi
+		say "    $(git -C "$tree" log -1 --format='%h %s')"
+		t0=$SECONDS
+		log="$dir/build/${name//[()]/}.log"
+		configure_kernel "$tree" "$build" bisect patched
+		if ! make_logged "$log" "$tree" "$build" -Otarget bzImage modules; then
+			show_build_failure "$log"
+			printf '%s\tfail\t%s\t\t\n' "$name" "$((SECONDS - t0))" >> "$dir/build.tsv"
+			return 1
+		fi
+		total=$(mmf_py series warnings "$log" "$build/.mm-frozen-warnings")
+		printf '%s\tok\t%s\t%s\t%s\n' "$name" "$((SECONDS - t0))" \
+			"$((total - ${last:-$total}))" "$total" >> "$dir/build.tsv"
+		say "      built in $((SECONDS - t0))s, $total warnings"
+		last=$total
+	done
+}
+
+# series_report RESULTS NAMES-FILE STATUS: the per-patch table on screen
+# and RESULTS/series.json, from what the stages wrote so far, with the
+# tip's tests once there are some.  The command's exit report: it runs
+# however the check ends.
+# shellcheck disable=SC2317 # called by the trap
+series_report() {
+	mmf_py series report "$1" --names "$2" --source "$SOURCE_LABEL" --exit "$3"
+	say "(table: $1/series.json)"
+}
+
+# cmd_series: how each patch applies, checkpatch.pl on each, every commit
+# built (unless --no-bisect), the table; then, if the series is fit, the
+# usual run on its tip (unless --no-test), results in tip/.
+cmd_series() {
+	local names_file="$RUN_TMP/series-patches" reached verdict=0 outcome
+	local -a names
+	require_series "$PATCHES"
+	prepare_results "$RESULTS"
+	touch "$RESULTS/apply.tsv" "$RESULTS/checkpatch.tsv" "$RESULTS/build.tsv"
+	log_to "$RESULTS/runner.log"
+	series_patches "$PATCHES" "${DROPPED[@]}" > "$names_file"
+	mapfile -t names < "$names_file"
+	# shellcheck disable=SC2034 # run by core.sh's trap
+	EXIT_REPORT=(series_report "$RESULTS" "$names_file")
+	say "mm-frozen: series check of $PATCHES on $SOURCE_LABEL, results $RESULTS"
+	stage "Check Debian packages"
+	check_packages "$WORK"
+	stage "Prepare the source tree: $SOURCE_LABEL"
+	prepare_source "$SRC_REPO"
+	stage "Check how each patch applies"
+	check_apply "$SRC_REPO" "$PATCHES" "$RESULTS/apply.tsv" "${names[@]}" || verdict=$E_PATCH
+	cut -f1,2 "$RESULTS/apply.tsv" | sed 's/^/    /; s/\t/: /'
+	reached=$(wc -l < "$RESULTS/apply.tsv")
+	stage "checkpatch.pl --strict on each patch"
+	checkpatch_patches "$RESULTS" "${names[@]:0:reached}"
+	[ "$verdict" = 0 ] || die_conflict "$RESULTS/apply.tsv"
+	stage "Apply the series (branch $BRANCH)"
+	apply_series
+	if [ "$BISECT" = 1 ]; then
+		stage "Build every commit in turn ($SRC_WORK/linux-bisect)"
+		bisect_build "$RESULTS" "${names[@]}" ||
+			die "$E_BUILD" "$(tail -n 1 "$RESULTS/build.tsv" | cut -f1) does not build; log: $RESULTS/build/"
+	fi
+	outcome=$(mmf_py series verdict "$RESULTS")
+	[ "$outcome" = passed ] ||
+		die "$(code_of "$outcome")" "the series adds compiler warnings or checkpatch errors (see the table)"
+	[ "$RUN_TESTS" = 1 ] || return 0
+	stage_end
+	prepare_results "$RESULTS/tip"
+	stages_build "$RESULTS/tip"
+	stages_test "$RESULTS/tip"
+	stage_end
+}
+
+# cmd_matrix SPEC...: the series check on each source, one child
+# runner.sh each with this run's options, then one table
+# (mmfrozen.matrix); exit status E_TESTS when a source's check did not
+# pass.
+cmd_matrix() {
+	local spec dir status
+	local -a sources=()
+	prepare_results "$RESULTS"
+	for spec in "$@"; do
+		dir=$(resolve_source "$spec" "$WORK")
+		dir=${dir##*$'\n'}
+		say "=== matrix: $spec"
+		status=0
+		"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" --source "$spec" series || status=$?
+		say "=== matrix: $spec: exit $status"
+		sources+=(--source "$spec" "$status" "$dir/results/$VARIANT-series/series.json")
+	done
+	mmf_py matrix "$RESULTS" "${sources[@]}" || exit "$E_TESTS"
+}

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+"""bench.py, the bench's report and guard: on the passes of a real "bench
+quick" run (tests/fixtures/bench/quick) the guard passes; on passes made
+from them it fails, naming the case, when a frozen path executes an
+atomic, when the count misses the refcounted path's atomics, when the
+hist triggers dropped events, and when under -icount frozen page
+allocation costs more instructions than refcounted."""
+
+import json
+import os
+
+from helpers import ScratchTest, fixture, read, run_main, write
+from mmfrozen import bench
+
+
+class RealRun(ScratchTest):
+
+    def test_the_report_as_the_runner_printed_it(self):
+        dir = self.copy_fixture('bench', 'quick')
+        status, out = run_main(bench.main, [dir])
+        self.assertEqual(status, 0)
+        self.assertEqual(out, read(fixture('bench', 'quick', 'expected-table.txt')))
+        report = json.loads(read(os.path.join(dir, 'bench.json')))
+        self.assertEqual(report['guard'], {'passed': True, 'failures': []})
+        self.assertEqual(sorted(report['cases']), ['cross-0', 'cross-3', 'pages-0', 'pages-3',
+                                                   'slab-0', 'slab-3'])
+        self.assertTrue(os.path.exists(os.path.join(dir, 'bench.gp')))
+
+    def test_a_frozen_atomic_in_a_real_count_fails_the_guard(self):
+        dir = self.copy_fixture('bench', 'quick')
+        count = os.path.join(dir, 'count', 'bench', 'slab-3.count')
+        write(count, read(count).replace('page_ref_mod_and_test A 0', 'page_ref_mod_and_test A 1'))
+        status, out = run_main(bench.main, [dir])
+        self.assertEqual(status, 1)
+        self.assertIn('GUARD FAILED: slab-3: the frozen path executed 1 refcount atomics', out)
+
+
+class Guard(ScratchTest):
+
+    def passes(self, frozen_atomics=0, refcounted_atomics=100, dropped=0,
+               frozen_ns=90000, refcounted_ns=100000):
+        """A count pass of the case pages-0 (100 operations) and an -icount
+        pass of two rounds."""
+        dir = os.path.join(self.tmp, 'r')
+        write(os.path.join(dir, 'count', 'bench', 'pages-0.count'), ''.join(
+            '%s\n' % l for l in ('page_ref_set A 0', 'page_ref_set B 100',
+                                 'page_ref_mod_and_test A %d' % frozen_atomics,
+                                 'page_ref_mod_and_test B %d' % refcounted_atomics,
+                                 'dropped %d' % dropped, 'iters 100')))
+        write(os.path.join(dir, 'icount-1', 'bench', 'pages-0.rounds'),
+              'case pages order 0 iters 100 rounds 2\n0 %d %d\n1 %d %d\n'
+              % (frozen_ns, refcounted_ns, frozen_ns, refcounted_ns))
+        return dir
+
+    def report(self, dir):
+        return run_main(bench.main, [dir])
+
+    def test_good_counts_pass(self):
+        dir = self.passes()
+        status, out = self.report(dir)
+        self.assertEqual(status, 0)
+        self.assertRegex(out, r'(?m)^pages-0 +0 1 +900 +1000 +0\.900')
+        self.assertIn('guard: passed', out)
+        self.assertTrue(json.loads(read(os.path.join(dir, 'bench.json')))['guard']['passed'])
+
+    def test_failures(self):
+        for args, message in (
+                ({'frozen_atomics': 3}, 'pages-0: the frozen path executed 3 refcount atomics'),
+                ({'refcounted_atomics': 0}, 'pages-0: the refcounted path executed 0 refcount '
+                                            'atomics for 100 frees'),
+                ({'dropped': 7}, 'pages-0: the hist triggers dropped 7 events'),
+                ({'frozen_ns': 110000}, 'pages-0: under -icount the frozen path executed '
+                                        '1100.0 instructions per operation, the refcounted '
+                                        'one 1000.0')):
+            with self.subTest(**args):
+                status, out = self.report(self.passes(**args))
+                self.assertEqual(status, 1)
+                self.assertIn('GUARD FAILED: ' + message, out)
+                self.assertIn('guard: FAILED', out)
+                os.rename(os.path.join(self.tmp, 'r'), os.path.join(self.tmp, 'r-%d' % id(args)))
+
+    def test_no_results(self):
+        os.makedirs(os.path.join(self.tmp, 'empty'))
+        self.assertEqual(run_main(bench.main, [os.path.join(self.tmp, 'empty')])[0], 2)
