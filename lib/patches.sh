@@ -125,13 +125,15 @@ die_conflict() {
 
 # ---------------------------------------------------------------- apply
 
-# The stamp lists the applied patches, one "sha256 <TAB> commit" line
-# each (a patch already in the tree has the commit before it).  A changed
-# series keeps the commits of its unchanged leading patches and applies
-# the rest from there, so the build recompiles only what the changed
-# patches touch.
-applied_stamp() { # applied_stamp REPO
-	printf '%s\n' "$1/.git/mm-frozen-applied"
+# The stamp lists the patches applied in a tree, one "sha256 <TAB>
+# commit" line each (a patch already in the tree has the commit before
+# it).  A changed series keeps the commits of its unchanged leading
+# patches and applies the rest from there, so the build recompiles only
+# what the changed patches touch.  Each worktree has its own (in its git
+# directory): a series applied in one, with patches dropped, leaves the
+# others' commits, and their builds, as they are.
+applied_stamp() { # applied_stamp TREE
+	printf '%s/mm-frozen-applied\n' "$(git -C "$1" rev-parse --absolute-git-dir)"
 }
 
 # kept_patches STAMP TREE HASH...: how many leading patches of the new
@@ -159,7 +161,7 @@ kept_patches() {
 apply_patches() {
 	local tree=$1 branch=$2 dir=$3 stamp p kept start i statuses status in_tree=0
 	local -a names=("${@:4}") hashes=()
-	stamp=$(applied_stamp "$SRC_REPO")
+	stamp=$(applied_stamp "$tree")
 	[ ${#names[@]} -gt 0 ] || die "$E_PATCH" "no patches to apply in $dir/series"
 	for p in "${names[@]}"; do
 		[ -f "$dir/$p" ] || die "$E_PATCH" "series lists $p, not found in $dir"

@@ -30,21 +30,21 @@ checkpatch_patches() {
 }
 
 # bisect_build RESULTS PATCH...: the base and then each commit of the
-# applied series, in a worktree of their own (linux-bisect) built
+# series applied in TREE, in a worktree of their own (linux-bisect) built
 # incrementally on the project's config.  "PATCH <TAB> STATUS <TAB>
 # SECONDS <TAB> ADDED <TAB> TOTAL" lines in RESULTS/build.tsv, the base
 # first, TOTAL the warnings of a full build (mmfrozen.series warnings); a
 # patch already in the tree has no commit ("in-tree").  Returns 1 at the
 # first commit that does not build.
 bisect_build() {
-	local dir=$1 tree="$SRC_WORK/linux-bisect" build i name log prev t0 last='' total
+	local dir=$1 worktree="$SRC_WORK/linux-bisect" build i name log prev t0 last='' total
 	local -a names=("${@:2}") commits
-	build=$(build_dir "$tree" bisect)
-	mapfile -t commits < <(cut -f2 "$(applied_stamp "$SRC_REPO")")
+	build=$(build_dir "$worktree" bisect)
+	mapfile -t commits < <(cut -f2 "$(applied_stamp "$TREE")")
 	: > "$dir/build.tsv"
 	mkdir -p "$dir/build"
 	prev=$(git -C "$SRC_REPO" rev-parse "$BASE_TAG^{commit}")
-	checkout_worktree "$SRC_REPO" "$tree" "$prev"
+	checkout_worktree "$SRC_REPO" "$worktree" "$prev"
 	for ((i = -1; i < ${#names[@]}; i++)); do
 		name="(base)"
 		if [ "$i" -ge 0 ]; then
@@ -53,14 +53,14 @@ bisect_build() {
 				printf '%s\tin-tree\t\t\t\n' "$name" >> "$dir/build.tsv"
 				continue
 			fi
-			git -C "$tree" checkout -q --detach "${commits[i]}"
+			git -C "$worktree" checkout -q --detach "${commits[i]}"
 			prev=${commits[i]}
 		fi
-		say "    $(git -C "$tree" log -1 --format='%h %s')"
+		say "    $(git -C "$worktree" log -1 --format='%h %s')"
 		t0=$SECONDS
 		log="$dir/build/${name//[()]/}.log"
-		configure_kernel "$tree" "$build" bisect patched
-		if ! make_logged "$log" "$tree" "$build" -Otarget bzImage modules; then
+		configure_kernel "$worktree" "$build" bisect patched
+		if ! make_logged "$log" "$worktree" "$build" -Otarget bzImage modules; then
 			show_build_failure "$log"
 			printf '%s\tfail\t%s\t\t\n' "$name" "$((SECONDS - t0))" >> "$dir/build.tsv"
 			return 1

@@ -7,7 +7,8 @@
 # must be "applies", "3-way", "in-tree" and "conflict" (the patch, file
 # and hunk named, the check stopping there); a tree holding a series
 # whose later patch edits an earlier one's line holds it "in-tree" from
-# there; git am applies a fit series, and a second time keeps it.
+# there; git am applies a fit series, and a second time keeps it, also
+# after another series was applied in a worktree of its own.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -69,11 +70,18 @@ expect_text "patch 0004-conflict.patch does not apply on $BASE_TAG (after the pa
 # The fit part of the series, applied with git am, then kept.
 sed -i '$d' "$TMP/patches/series"
 mapfile -t names < "$TMP/patches/series"
-SRC_REPO=$TMP/u
+
 apply_patches "$TMP/u" mm-frozen "$TMP/patches" "${names[@]}" > "$TMP/out"
 expect_text 'of 3 patches: kept 0, applied 2, already in the tree 1'
 [ "$(git -C "$TMP/u" rev-list --count "$BASE_TAG..mm-frozen")" = 2 ] || fail "not 2 commits on $BASE_TAG"
 grep -q -x 'line 20 patched' "$TMP/u/mm/a.c" || fail "0002 was not merged" /dev/null
+apply_patches "$TMP/u" mm-frozen "$TMP/patches" "${names[@]}" > "$TMP/out"
+expect_text '3 patches already applied'
+
+# Another series in a worktree of its own (--drop) leaves the first alone.
+git -C "$TMP/u" worktree add -q --detach "$TMP/u-drop" "$BASE_TAG"
+apply_patches "$TMP/u-drop" mm-frozen-drop-0002 "$TMP/patches" 0001-applies.patch > "$TMP/out"
+expect_text 'of 1 patches: kept 0, applied 1'
 apply_patches "$TMP/u" mm-frozen "$TMP/patches" "${names[@]}" > "$TMP/out"
 expect_text '3 patches already applied'
 
