@@ -55,8 +55,7 @@ resolve_source() {
 		;;
 	linux-source-*)
 		kind=deb package=${spec%%=*} version=${spec#*=}
-		[ "$version" != "$spec" ] || version=$(apt-cache policy "$package" 2>/dev/null |
-			awk '$1 == "Candidate:" { print $2 }')
+		[ "$version" != "$spec" ] || version=$(candidate_version "$package")
 		case "$version" in
 		''|'(none)') die "$E_USAGE" "--source $spec: apt knows no version of $package" ;;
 		esac
@@ -83,6 +82,35 @@ resolve_source() {
 	esac
 	printf '%s\n' "$kind" "$spec" "$locator" "$commit" \
 		"$2/sources/$(printf '%s' "$name" | tr -c 'A-Za-z0-9._+-' '_')"
+}
+
+# candidate_version PACKAGE: the version apt would install; "(none)" or
+# nothing when it knows none.
+candidate_version() {
+	apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:" { print $2 }'
+}
+
+# installed_version: the installed $SOURCE_PACKAGE's version, else the
+# candidate, which "runner.sh deps" would install.
+installed_version() {
+	local version
+	version=$(dpkg-query -W -f='${Version}' "$SOURCE_PACKAGE" 2>/dev/null) || version=''
+	printf '%s\n' "${version:-$(candidate_version "$SOURCE_PACKAGE")}"
+}
+
+# cmd_sources: the trees a matrix covers: the installed source, every
+# other version of it that apt offers, and the newest of each of
+# OTHER_SOURCE_PACKAGES (mmfrozen.sources); --json for a CI matrix.
+cmd_sources() {
+	local installed
+	installed=$(installed_version)
+	case "$installed" in
+	''|'(none)') die "$E_PACKAGES" "apt knows no version of $SOURCE_PACKAGE (apt-get update?)" ;;
+	esac
+	apt-cache madison "$SOURCE_PACKAGE" "${OTHER_SOURCE_PACKAGES[@]}" |
+		mmf_py sources --installed "$SOURCE_PACKAGE=$installed" --every "$SOURCE_PACKAGE" \
+			--newest "${OTHER_SOURCE_PACKAGES[@]}" ${JSON:+--json} ||
+		die "$E_PACKAGES" "apt offers no $SOURCE_PACKAGE (apt-get update?)"
 }
 
 # source_id KIND LOCATOR COMMIT: what the base commit's tag records; a

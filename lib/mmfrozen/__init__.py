@@ -13,6 +13,7 @@ shell in lib/*.sh runs the stages and calls them as
   series      the series check: series.json, its table and its verdict;
               the compiler warnings of each build step
   matrix      the series checks of several sources in one table
+  sources     the trees a matrix covers, from what apt offers
   upstream    the kernel's own suites, patched beside baseline
   summary     pages and refcount atomics per path, patched beside baseline
   bench       the bench's report, table, plot and guard

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""sources.py - the trees a rebase matrix covers, found in what apt offers.
+
+Every version apt offers of the packages given with --every, the newest
+of those given with --newest, and the installed tree first, which stands
+for its own version (so that no tree is built twice).  apt-cache madison
+lists a package's versions newest first: "PACKAGE | VERSION | ARCHIVE".
+
+Usage: apt-cache madison PACKAGE... | python3 -m mmfrozen.sources
+           --installed PACKAGE=VERSION [--every PACKAGE...]
+           [--newest PACKAGE...] [--json]
+  --installed: the installed source's package and version (its
+  candidate when apt has not installed it yet)
+Prints a --source SPEC a line, or with --json a list of objects, one a
+tree (spec, name, package, version), that a CI matrix reads as it is;
+"name" is the tree's directory under WORK/sources/ and fits in an
+artifact's or a cache key's name.  Exit status 1 when apt offers none of
+the packages.
+"""
+
+import argparse
+import json
+import re
+import sys
+
+INSTALLED = 'installed'
+
+
+def madison(lines):
+    """[(PACKAGE, VERSION)] of apt-cache madison's lines, in their order."""
+    found = []
+    for line in lines:
+        fields = [f.strip() for f in line.split('|')]
+        if len(fields) == 3 and fields[0] and fields[1]:
+            found.append((fields[0], fields[1]))
+    return found
+
+
+def name_of(package, version):
+    """The tree's directory name, as runner.sh's resolve_source makes it."""
+    return re.sub(r'[^A-Za-z0-9._+-]', '_', '%s_%s' % (package, version))
+
+
+def tree(spec, name, package, version):
+    return {'spec': spec, 'name': name, 'package': package, 'version': version}
+
+
+def sources(offered, installed, every, newest):
+    """The trees: INSTALLED ((PACKAGE, VERSION)) first, then every version
+    of the packages EVERY, the newest of the packages NEWEST, as OFFERED
+    ([(PACKAGE, VERSION)], newest first) lists them."""
+    found = [tree(INSTALLED, INSTALLED, *installed)]
+    seen = {installed}
+    for package, version in offered:
+        if (package, version) in seen:
+            continue
+        if package in every or (package in newest and
+                                not any(p == package for p, _ in seen)):
+            found.append(tree('%s=%s' % (package, version),
+                              name_of(package, version), package, version))
+            seen.add((package, version))
+    return found
+
+
+def main(argv=None, stdin=sys.stdin):
+    ap = argparse.ArgumentParser(description='The trees a rebase matrix covers.')
+    ap.add_argument('--installed', required=True, metavar='PACKAGE=VERSION')
+    ap.add_argument('--every', nargs='+', default=[], metavar='PACKAGE')
+    ap.add_argument('--newest', nargs='+', default=[], metavar='PACKAGE')
+    ap.add_argument('--json', action='store_true')
+    args = ap.parse_args(argv)
+    package, _, version = args.installed.partition('=')
+    offered = madison(stdin)
+    if not offered:
+        print('sources: apt offers none of %s (apt-get update?)'
+              % ' '.join(args.every + args.newest), file=sys.stderr)
+        return 1
+    found = sources(offered, (package, version), args.every, args.newest)
+    if args.json:
+        print(json.dumps(found))
+    else:
+        print('\n'.join(t['spec'] for t in found))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
