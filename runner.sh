@@ -75,6 +75,7 @@ option_table() {
 --guest-cmd|CMD|GUEST_CMD|the guest's test entry [\$MMF_GUEST_CMD, default guest-init/tests.sh]
 --no-bisect||BISECT=0|build only the tip, not every commit
 --no-test||RUN_TESTS=0|stop after the table, no guest run
+--merge||MERGE=1|matrix: the arguments are results directories of "runner.sh series" jobs run on their own (CI jobs), merged into one table without a tree or a work directory
 --json||JSON=1|print JSON: a list of objects (spec, name, package, version) that a CI matrix reads as it is
 EOF
 }
@@ -106,7 +107,7 @@ exec|-- CMD...||lock,quiet|command|$GUEST_TIMEOUT|cmd_exec|run CMD in the guest 
 upstream|[SUITE...]||lock|command|$UPSTREAM_TIMEOUT|cmd_upstream|the kernel's own suites (KUnit slub_kunit, mm selftests by run_vmtests.sh category; "full" adds the slow ones) into upstream.tsv|./runner.sh upstream kunit:slub_test mm:cow
 upstream-compare||||||cmd_upstream_compare|upstream.tsv beside the baseline's; exit $E_TESTS if a test passes on the baseline and fails or is missing here|./runner.sh upstream-compare
 series||--no-bisect,--no-test,--tests,--guest-cmd|lock|command|tests|cmd_series|the series check: how each patch applies, checkpatch.pl --strict, every commit built with the warnings it adds, a table and series.json; then the run on the tip|./runner.sh series --source linux-source-6.12=6.12.107-1~deb12u1
-matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd||matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass|./runner.sh matrix installed linux-source-6.1 --no-test
+matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge||matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
 bench|[quick]|||bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount|./runner.sh bench quick
 summary||||||cmd_summary|pages and refcount atomics per path, patched beside baseline, from the last runs|./runner.sh summary
@@ -211,7 +212,7 @@ SOURCE_SPEC='' VARIANT=patched PATCHES=${MMF_PATCHES:-$MMF_ROOT/patches}
 WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen} RESULTS=${MMF_RESULTS:-}
 JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-}
 NO_INSTALL=0 NO_WAIT=0 GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
-BISECT=1 RUN_TESTS=1 JSON=''
+BISECT=1 RUN_TESTS=1 JSON='' MERGE=0
 TESTS=() DROP_ARGS=() COMMAND='' ARGS=() QUIET=0
 # The options given, with their values but for --source and --results,
 # for the child runner.sh of matrix and bench; the options given.
@@ -346,7 +347,7 @@ resolve_run() {
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT NO_INSTALL \
-		NO_WAIT GUEST_CMD BISECT RUN_TESTS JSON TESTS DROP_ARGS COMMAND ARGS CHILD_ARGS GIVEN \
+		NO_WAIT GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
 		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED BUILD KSELFTEST_DIR QUIET
 }

@@ -79,7 +79,10 @@ bisect_build() {
 # however the check ends.
 # shellcheck disable=SC2317 # called by the trap
 series_report() {
-	mmf_py series report "$1" --names "$2" --source "$SOURCE_LABEL" --exit "$3"
+	mmf_py series report "$1" --names "$2" --source "$SOURCE_LABEL" --exit "$3" \
+		--patches "$PATCHES" --harness "$(git -C "$MMF_ROOT" describe --always --dirty 2>/dev/null)" \
+		--source-id "$(git -C "$SRC_REPO" tag -l --format='%(contents:subject)' "$BASE_TAG" 2>/dev/null)" \
+		--base-commit "$(git -C "$SRC_REPO" rev-parse -q --verify "$BASE_TAG^{commit}" 2>/dev/null)"
 	say "(table: $1/series.json)"
 }
 
@@ -130,10 +133,11 @@ cmd_series() {
 # cmd_matrix SPEC...: the series check on each source, one child
 # runner.sh each with this run's options, then one table
 # (mmfrozen.matrix); exit status E_TESTS when a source's check did not
-# pass.
+# pass.  With --merge, the table of the jobs whose results are given.
 cmd_matrix() {
 	local spec dir status
 	local -a sources=()
+	[ "$MERGE" = 0 ] || { merge_jobs "$@"; return; }
 	prepare_results "$RESULTS"
 	for spec in "$@"; do
 		dir=$(resolve_source "$spec" "$WORK")
@@ -142,7 +146,22 @@ cmd_matrix() {
 		status=0
 		"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" --source "$spec" series || status=$?
 		say "=== matrix: $spec: exit $status"
-		sources+=(--source "$spec" "$status" "$dir/results/$VARIANT-series/series.json")
+		sources+=(--source "$spec" "$status" "$dir/results/$VARIANT-series")
 	done
 	mmf_py matrix "$RESULTS" "${sources[@]}" || exit "$E_TESTS"
+}
+
+# merge_jobs DIR...: the matrix of series checks that ran on their own,
+# each a CI job, from their results directories alone: no tree, no
+# work directory, nothing run again.
+merge_jobs() {
+	local dir
+	local -a jobs=()
+	for dir in "$@"; do
+		[ -f "$dir/series.json" ] ||
+			die "$E_USAGE" "matrix --merge: $dir holds no series.json (not the results of runner.sh series)"
+		jobs+=(--job "$(absolute "$dir")")
+	done
+	prepare_results "$RESULTS"
+	mmf_py matrix "$RESULTS" "${jobs[@]}" || exit "$E_TESTS"
 }

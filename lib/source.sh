@@ -146,7 +146,9 @@ fetch_deb() {
 }
 
 # import_tarball DIR TARBALL ID: the tarball's tree as the first commit of
-# a new git repository in DIR.
+# a new git repository in DIR.  The commit's dates are fixed, so that a
+# tarball gives the same commit in every work directory: the base commit
+# that a CI job reports is the one every other job reports for it.
 import_tarball() {
 	[ -r "$2" ] || die "$E_PACKAGES" "$2 not found"
 	say "    unpacking $2"
@@ -155,7 +157,8 @@ import_tarball() {
 	# level: force the add so the base commit holds every file.
 	git -C "$1" init -q -b "$BASE_TAG-branch"
 	git -C "$1" add -f -A .
-	git -C "$1" "${GIT_IDENT[@]}" commit -q -m "$3 (pristine)"
+	GIT_AUTHOR_DATE='@0 +0000' GIT_COMMITTER_DATE='@0 +0000' \
+		git -C "$1" "${GIT_IDENT[@]}" commit -q -m "$3 (pristine)"
 }
 
 # import_git DIR REPOSITORY COMMIT: a clone of the user's repository that

@@ -17,7 +17,10 @@
 #   5. a tree that holds the series already: every patch is "in-tree",
 #      none a conflict;
 #   6. the matrix of the installed tree and 6.1: a row each, 6.1's FAIL
-#      at 0001, exit status 1.
+#      at 0001, exit status 1;
+#   7. the same two sources as CI jobs, each in a work directory of its
+#      own, merged from their results directories alone ("matrix
+#      --merge"): the same table and matrix.json as 6.
 # The builds of 4 are incremental, and ccache serves the base from the
 # baseline's build.
 #
@@ -126,6 +129,39 @@ check_matrix() {
 		problems+=("6.1's row is not FAIL at 0001 with exit 4: $row")
 	result "matrix: the installed tree OK, 6.1 FAIL at 0001 (exit 4), the matrix exits 1" \
 		"${problems[@]}"
+	cp "$OUT" "$TMP/matrix.out"
+}
+
+# table OUTPUT: the matrix's table in a runner's OUTPUT, without the line
+# that names its results directory.
+table() {
+	sed -n '/^source /,/^(cells: /p' "$1" | sed '$d'
+}
+
+# The installed tree and 6.1 as two CI jobs: each a series check in a
+# work directory of its own (the installed tree in the suite's, 6.1 in a
+# new one); then "matrix --merge" of their results directories, with a
+# work directory that does not exist: the table and matrix.json of
+# check_matrix, the same exit status.
+check_merge() {
+	local problems=() jobs="$TMP/jobs" status=0 spec
+	local -A work=([installed]=$WORK [linux-source-6.1]=$TMP/work-6.1)
+	for spec in installed linux-source-6.1; do
+		./runner.sh "${RUNNER_ARGS[@]}" --work "${work[$spec]}" --no-bisect --no-test \
+			--results "$jobs/$spec" --source "$spec" series > "$OUT" 2>&1 || true
+		[ -f "$jobs/$spec/series.json" ] || problems+=("the $spec job wrote no series.json")
+	done
+	./runner.sh "${RUNNER_ARGS[@]}" --work "$TMP/no-work" --results "$TMP/merged" \
+		matrix --merge "$jobs/installed" "$jobs/linux-source-6.1" > "$OUT" 2>&1 || status=$?
+	[ "$status" = 1 ] || problems+=("exit status $status, expected 1")
+	[ ! -e "$TMP/no-work" ] || problems+=("the merge made a work directory")
+	[ "$(table "$OUT")" = "$(table "$TMP/matrix.out")" ] ||
+		problems+=("not the table of the matrix:" "$(diff <(table "$TMP/matrix.out") <(table "$OUT"))")
+	cmp -s "$TMP/merged/matrix.json" "$TMP/matrix/matrix.json" ||
+		problems+=("matrix.json differs from the matrix's:" \
+			"$(diff <(jq -S . "$TMP/matrix/matrix.json") <(jq -S . "$TMP/merged/matrix.json") | head -n 20)")
+	result "two jobs in their own work directories, merged: the matrix's table and matrix.json" \
+		"${problems[@]}"
 }
 
 # Two upstream commits on 0008's second hunk: one edits a line of its
@@ -187,10 +223,11 @@ check_in_tree() {
 RUNNER_ARGS=("$@")
 [ -d "$WORK/linux/.git" ] || { echo "no source tree in $WORK/linux: run runner.sh kernel first"; exit 1; }
 echo "TAP version 13"
-echo "1..6"
+echo "1..7"
 check_installed
 check_older_major
 check_matrix
+check_merge
 check_synthetic_upstream
 check_broken_build
 check_in_tree

@@ -7,9 +7,13 @@ checkpatch errors; checkpatch's warnings and checks show in the series
 table only), then the exit status of the source's check and the tests
 on its tip (passed/failed/skipped).
 
-Usage: python3 -m mmfrozen.matrix RESULTS --source SPEC STATUS SERIES.JSON...
+Usage: python3 -m mmfrozen.matrix RESULTS --source SPEC STATUS DIR...
+       python3 -m mmfrozen.matrix RESULTS --job DIR...
   each --source: a source's spec, the exit status of its check and its
-  series.json (which a check that stopped early may not have written)
+  results directory, whose series.json a check that stopped early may
+  not have written; each --job: the results directory of a series check
+  that ran on its own (a CI job), whose series.json names its source and
+  exit status: the same table from such directories alone
 Writes RESULTS/matrix.json, the list of the series.json, prints the
 table.  Exit status 1 when a source's check did not pass.
 """
@@ -22,9 +26,19 @@ from mmfrozen import series
 from mmfrozen.results import read_json, write_json
 
 
-def read_source(spec, status, path):
+def read_source(spec, status, results):
     """A source's series.json, or a row of its own when there is none."""
-    return read_json(path) or {'source': spec, 'exit': status, 'patches': []}
+    return (read_json(os.path.join(results, 'series.json')) or
+            {'source': spec, 'exit': status, 'patches': []})
+
+
+def read_job(results):
+    """A job's series.json; SystemExit when its directory has none."""
+    series = read_json(os.path.join(results, 'series.json'))
+    if series is None:
+        raise SystemExit('matrix: %s holds no series.json: not the results of '
+                         'runner.sh series' % results)
+    return series
 
 
 def row(source):
@@ -48,11 +62,16 @@ def table(sources):
 def main(argv=None):
     ap = argparse.ArgumentParser(description='The series checks in one table.')
     ap.add_argument('results')
-    ap.add_argument('--source', nargs=3, action='append', required=True,
-                    metavar=('SPEC', 'STATUS', 'JSON'))
+    given = ap.add_mutually_exclusive_group(required=True)
+    given.add_argument('--source', nargs=3, action='append',
+                       metavar=('SPEC', 'STATUS', 'DIR'))
+    given.add_argument('--job', action='append', metavar='DIR')
     args = ap.parse_args(argv)
-    sources = [read_source(spec, int(status), path)
-               for spec, status, path in args.source]
+    if args.job:
+        sources = [read_job(results) for results in args.job]
+    else:
+        sources = [read_source(spec, int(status), results)
+                   for spec, status, results in args.source]
     path = os.path.join(args.results, 'matrix.json')
     write_json(path, sources, indent=2)
     print('\n'.join(table(sources)))

@@ -2,11 +2,13 @@
 """matrix.py on the series.json of two real checks, the installed 6.12
 and 6.1: the table the runner's former jq and awk printed from them
 (tests/fixtures/matrix/expected-table.txt), where checkpatch's warnings
-do not count but its errors do; matrix.json; the exit status; and a
-source whose check wrote no series.json."""
+do not count but its errors do; matrix.json; the exit status; a source
+whose check wrote no series.json; and the same table merged from the
+results directories of jobs that ran on their own."""
 
 import json
 import os
+import shutil
 
 from helpers import ScratchTest, fixture, read, run_main
 from mmfrozen import matrix
@@ -14,19 +16,26 @@ from mmfrozen import matrix
 SOURCES = ('installed', '6.1')
 
 
-def source_args(*names):
-    args = []
-    for name in names:
-        series = json.loads(read(fixture('series', name, 'expected.json')))
-        args += ['--source', series['source'], str(series['exit']),
-                 fixture('series', name, 'expected.json')]
-    return args
-
-
 class Matrix(ScratchTest):
 
+    def job(self, name):
+        """A results directory in self.tmp holding the series.json of the
+        fixture NAME."""
+        results = os.path.join(self.tmp, 'jobs', name)
+        os.makedirs(results)
+        shutil.copy(fixture('series', name, 'expected.json'), os.path.join(results, 'series.json'))
+        return results
+
+    def source_args(self, *names):
+        args = []
+        for name in names:
+            results = self.job(name)
+            series = json.loads(read(os.path.join(results, 'series.json')))
+            args += ['--source', series['source'], str(series['exit']), results]
+        return args
+
     def test_the_table_as_the_runner_printed_it(self):
-        status, out = run_main(matrix.main, [self.tmp] + source_args(*SOURCES))
+        status, out = run_main(matrix.main, [self.tmp] + self.source_args(*SOURCES))
         self.assertEqual(status, 1)
         lines = out.splitlines()
         self.assertEqual('\n'.join(lines[:3]) + '\n', read(fixture('matrix', 'expected-table.txt')))
@@ -36,7 +45,7 @@ class Matrix(ScratchTest):
                          ['linux-source-6.12 (installed)', 'linux-source-6.1'])
 
     def test_every_source_passing(self):
-        self.assertEqual(run_main(matrix.main, [self.tmp] + source_args('installed', 'in-tree'))[0], 0)
+        self.assertEqual(run_main(matrix.main, [self.tmp] + self.source_args('installed', 'in-tree'))[0], 0)
 
     def test_a_checkpatch_error_fails_its_cell(self):
         series = json.loads(read(fixture('series', 'installed', 'expected.json')))
@@ -45,8 +54,25 @@ class Matrix(ScratchTest):
 
     def test_a_source_without_series_json(self):
         status, out = run_main(matrix.main, [self.tmp, '--source', 'linux-source-6.0', '2',
-                                             os.path.join(self.tmp, 'none.json')]
-                               + source_args('installed'))
+                                             os.path.join(self.tmp, 'none')]
+                               + self.source_args('installed'))
         self.assertEqual(status, 1)
         self.assertRegex(out, r'(?m)^linux-source-6\.0 +2 +-$')
         self.assertRegex(out.splitlines()[0], r'^source +0001 ')
+
+    def test_merged_jobs_give_the_same_table(self):
+        live = os.path.join(self.tmp, 'live')
+        merged = os.path.join(self.tmp, 'merged')
+        os.makedirs(live)
+        os.makedirs(merged)
+        args = self.source_args(*SOURCES)
+        status, out = run_main(matrix.main, [live] + args)
+        jobs = [a for a in args[3::4]]
+        self.assertEqual(run_main(matrix.main, [merged] + sum((['--job', j] for j in jobs), [])),
+                         (status, out.replace(live, merged)))
+        self.assertEqual(read(os.path.join(live, 'matrix.json')),
+                         read(os.path.join(merged, 'matrix.json')))
+
+    def test_a_job_without_series_json(self):
+        with self.assertRaisesRegex(SystemExit, 'holds no series.json'):
+            matrix.main([self.tmp, '--job', self.tmp])
