@@ -211,8 +211,8 @@ on_signal() { # on_signal NAME NUMBER
 	exit $((128 + $2))
 }
 
-# Whatever the end: the children stopped, the command's report and each
-# verdict written, the temporary files removed.
+# Whatever the end: the children stopped, the command's report, each
+# verdict and its JUnit report written, the temporary files removed.
 # shellcheck disable=SC2317
 on_exit() {
 	local status=$? dir
@@ -222,6 +222,11 @@ on_exit() {
 	for dir in "${VERDICT_DIRS[@]}"; do
 		mmf_py verdict finish "$dir" --variant "$VARIANT" \
 			--outcome "$(outcome_of "$status")" --exit "$status" || true
+	done
+	# Once every verdict is final: a series' report reads its tip's.
+	for dir in "${VERDICT_DIRS[@]}"; do
+		mmf_py junit "$dir" ||
+			printf 'runner.sh: %s/junit.xml not written\n' "$dir" >&2
 	done
 	rm -rf "$RUN_TMP"
 	exit "$status"

@@ -12,7 +12,8 @@
 # (no refcount atomic on a frozen path, one per refcounted free, frozen
 # page allocation no dearer than refcounted under -icount); then the
 # series check on trees where its verdict is known, and the whole job on
-# an older Debian 6.12 (MMF_OLDER_SOURCE).  make check-full adds the bisect build of
+# an older Debian 6.12 (MMF_OLDER_SOURCE); last, the reports those runs
+# wrote, against their schemas.  make check-full adds the bisect build of
 # every commit of the series (MMF_SERIES_BISECT=1).  Each step is one
 # result; the last line sums them up.  Options are passed to every
 # runner.sh call.
@@ -53,6 +54,7 @@ step bench-guard ./runner.sh "$@" bench quick
 step series-check tests/expect-series.sh "$@"
 step older-6.12 ./runner.sh "$@" --source "${MMF_OLDER_SOURCE:-linux-source-6.12=6.12.107-1~deb12u1}" \
 	series --no-bisect
+step reports tests/expect-reports.sh "$@"
 if [ "${MMF_SERIES_BISECT:-0}" = 1 ]; then
 	step series-bisect ./runner.sh "$@" series --no-test
 fi

@@ -14,6 +14,7 @@ shell in lib/*.sh runs the stages and calls them as
               the compiler warnings of each build step
   matrix      the series checks of several sources in one table
   sources     the trees a matrix covers, from what apt offers
+  junit       JUnit XML of a results directory
   upstream    the kernel's own suites, patched beside baseline
   summary     pages and refcount atomics per path, patched beside baseline
   bench       the bench's report, table, plot and guard

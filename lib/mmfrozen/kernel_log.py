@@ -98,6 +98,25 @@ def problems(lines, patterns):
     return found
 
 
+def windows(lines):
+    """{TEST: [its kernel lines]} of a log's test windows, the markers
+    left out."""
+    found = {}
+    window = None
+    for line in lines:
+        m = TIMESTAMP.search(line.rstrip('\r\n'))
+        if not m:
+            continue
+        text = line.rstrip('\r\n')[m.end():]
+        if text.startswith(BEGIN):
+            window = found.setdefault(text[len(BEGIN):], [])
+        elif text.startswith(END):
+            window = None
+        elif window is not None and not EXPECT.match(text):
+            window.append(m.group(0) + text)
+    return found
+
+
 def log_problems(paths, patterns, outside=False):
     """The problem lines of the logs at PATHS, each once; a log that is
     not there (a guest that wrote no dmesg) has none."""
