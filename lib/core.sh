@@ -211,13 +211,21 @@ on_signal() { # on_signal NAME NUMBER
 	exit $((128 + $2))
 }
 
-# Whatever the end: the children stopped, the command's report, each
-# verdict and its JUnit report written, the temporary files removed.
+# Whatever the end: the children stopped, what each results directory
+# ran on, the command's report, each verdict and its JUnit report
+# written, the temporary files removed.
 # shellcheck disable=SC2317
 on_exit() {
 	local status=$? dir
 	trap - ERR INT TERM
 	stop_children
+	# What each directory's run ran on; a matrix's sources record theirs.
+	# shellcheck disable=SC2153 # COMMAND: runner.sh's, set before any results
+	if [ "$COMMAND" != matrix ]; then
+		for dir in "${VERDICT_DIRS[@]}"; do
+			record_checkout "$dir" || true
+		done
+	fi
 	[ ${#EXIT_REPORT[@]} = 0 ] || "${EXIT_REPORT[@]}" "$status" || true
 	for dir in "${VERDICT_DIRS[@]}"; do
 		mmf_py verdict finish "$dir" --variant "$VARIANT" \

@@ -79,10 +79,7 @@ bisect_build() {
 # however the check ends.
 # shellcheck disable=SC2317 # called by the trap
 series_report() {
-	mmf_py series report "$1" --names "$2" --source "$SOURCE_LABEL" --exit "$3" \
-		--patches "$PATCHES" --harness "$(git -C "$MMF_ROOT" describe --always --dirty 2>/dev/null)" \
-		--source-id "$(git -C "$SRC_REPO" tag -l --format='%(contents:subject)' "$BASE_TAG" 2>/dev/null)" \
-		--base-commit "$(git -C "$SRC_REPO" rev-parse -q --verify "$BASE_TAG^{commit}" 2>/dev/null)"
+	mmf_py series report "$1" --names "$2" --source "$SOURCE_LABEL" --exit "$3"
 	say "(table: $1/series.json)"
 }
 

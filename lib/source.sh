@@ -205,6 +205,20 @@ prepare_source() {
 	say "    $repo: $id"
 }
 
+# record_checkout RESULTS: RESULTS/checkout.json (mmfrozen.checkout):
+# the tree, its base commit, the variant, the patches applied (none for
+# the baseline) and the harness's revision, for the reports read
+# without the tree (a merged matrix, KCIDB).
+record_checkout() {
+	local -a names=()
+	[ "$VARIANT" = baseline ] || mapfile -t names < <(series_patches "$PATCHES" "${DROPPED[@]}" 2>/dev/null)
+	mmf_py checkout "$1" --tree "$SOURCE_LABEL" --variant "$VARIANT" \
+		--source-id "$(git -C "$SRC_REPO" tag -l --format='%(contents:subject)' "$BASE_TAG" 2>/dev/null)" \
+		--base-commit "$(git -C "$SRC_REPO" rev-parse -q --verify "$BASE_TAG^{commit}" 2>/dev/null)" \
+		--harness "$(git -C "$MMF_ROOT" describe --always --dirty 2>/dev/null)" \
+		--patches "$PATCHES" "${names[@]}"
+}
+
 # checkout_worktree REPO DIR COMMIT: DIR as a worktree of REPO, detached
 # at COMMIT.  An existing one is moved, not recreated, so the build
 # directory inside it stays and rebuilds only what changed.

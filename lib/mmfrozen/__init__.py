@@ -14,6 +14,7 @@ shell in lib/*.sh runs the stages and calls them as
               the compiler warnings of each build step
   matrix      the series checks of several sources in one table
   sources     the trees a matrix covers, from what apt offers
+  checkout    checkout.json: the tree, the base and the patches a run ran on
   junit       JUnit XML of a results directory
   upstream    the kernel's own suites, patched beside baseline
   summary     pages and refcount atomics per path, patched beside baseline

@@ -13,13 +13,9 @@ gets a state from a short fixed list, OK, WARN or FAIL, as netdev's
 patchwork checks do; matrix.py takes the same states.
 
   python3 -m mmfrozen.series report DIR --names FILE --source LABEL --exit N
-          [--patches PATCHES] [--source-id ID] [--base-commit SHA]
-          [--harness REV]
-      DIR/series.json, and the table on stdout; FILE lists the patches,
-      files of PATCHES; the source's id (what its base tag records),
-      the base commit and the harness's revision are its "versions",
-      with each patch's sha256: what a merge of the jobs needs to tell
-      which tree and which series each ran
+      DIR/series.json, and the table on stdout; FILE lists the patches;
+      DIR/checkout.json (mmfrozen.checkout: the tree, its base commit,
+      the patches' hashes) goes in as "checkout", for a merge of jobs
   python3 -m mmfrozen.series verdict DIR
       the check's outcome: patch-does-not-apply (a conflict), build-failed
       (a commit that does not build), series-adds-warnings (a commit that
@@ -30,7 +26,6 @@ patchwork checks do; matrix.py takes the same states.
 """
 
 import argparse
-import hashlib
 import os
 import re
 import sys
@@ -83,19 +78,8 @@ def entry(rows, name, make):
     return make(rows[name]) if name in rows else None
 
 
-def sha256_of(path):
-    """The sha256 of the file at PATH, None when there is none."""
-    try:
-        with open(path, 'rb') as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return None
-
-
-def collect(results, names, source, status, versions=None, patches_dir=None):
-    """series.json's contents from the stages' tables in RESULTS; the
-    VERSIONS of the source and harness, and each patch's sha256 as its
-    file in PATCHES_DIR has it."""
+def collect(results, names, source, status):
+    """series.json's contents from the stages' tables in RESULTS."""
     apply = read_rows(os.path.join(results, 'apply.tsv'))
     checkpatch = read_rows(os.path.join(results, 'checkpatch.tsv'))
     build = read_rows(os.path.join(results, 'build.tsv'))
@@ -105,9 +89,9 @@ def collect(results, names, source, status, versions=None, patches_dir=None):
         base = {'build': column(cols, 0), 'seconds': number(column(cols, 1)),
                 'warnings': number(column(cols, 3))}
     return {
-        'source': source, 'exit': status, 'versions': versions, 'base': base,
+        'source': source, 'exit': status,
+        'checkout': read_json(os.path.join(results, 'checkout.json')), 'base': base,
         'patches': [{'patch': p,
-                     'sha256': patches_dir and sha256_of(os.path.join(patches_dir, p)),
                      'apply': entry(apply, p, apply_entry),
                      'build': entry(build, p, build_entry),
                      'checkpatch': entry(checkpatch, p, checkpatch_entry)}
@@ -280,9 +264,6 @@ def main(argv=None):
     report.add_argument('--names', required=True)
     report.add_argument('--source', required=True)
     report.add_argument('--exit', type=int, default=0)
-    report.add_argument('--patches')
-    for version in ('--source-id', '--base-commit', '--harness'):
-        report.add_argument(version, default='')
     sub.add_parser('verdict').add_argument('results')
     warnings = sub.add_parser('warnings')
     warnings.add_argument('log')
@@ -300,9 +281,7 @@ def main(argv=None):
         return 0
     with open(args.names) as f:
         names = f.read().split()
-    versions = {'source': args.source_id or None, 'base_commit': args.base_commit or None,
-                'harness': args.harness or None}
-    series = collect(args.results, names, args.source, args.exit, versions, args.patches)
+    series = collect(args.results, names, args.source, args.exit)
     write_json(os.path.join(args.results, 'series.json'), series, indent=2)
     print('\n'.join(table(series)))
     return 0
