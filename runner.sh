@@ -23,12 +23,13 @@ readonly PATCHED_BRANCH=mm-frozen
 readonly GIT_IDENT=(-c user.name=mm-frozen-runner -c user.email=mm-frozen@localhost)
 
 # The last line: what some of the kernel's mm selftests link with, what
-# draws the bench's plot, and what checks the JUnit reports' schema.
+# draws the bench's plot, and what check the JUnit and KCIDB reports
+# against their schemas.
 readonly REQUIRED_PACKAGES=(
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
 	libtraceevent-dev libtracefs-dev shellcheck ccache jq python3
-	libnuma-dev libcap-dev patch gnuplot-nox libxml2-utils
+	libnuma-dev libcap-dev patch gnuplot-nox libxml2-utils python3-jsonschema
 )
 
 # Seconds: a TCG guest's boot and setup, in the tests' time; the time of

@@ -212,8 +212,8 @@ on_signal() { # on_signal NAME NUMBER
 }
 
 # Whatever the end: the children stopped, what each results directory
-# ran on, the command's report, each verdict and its JUnit report
-# written, the temporary files removed.
+# ran on, the command's report, each verdict and its JUnit and KCIDB
+# reports written, the temporary files removed.
 # shellcheck disable=SC2317
 on_exit() {
 	local status=$? dir
@@ -231,10 +231,10 @@ on_exit() {
 		mmf_py verdict finish "$dir" --variant "$VARIANT" \
 			--outcome "$(outcome_of "$status")" --exit "$status" || true
 	done
-	# Once every verdict is final: a series' report reads its tip's.
+	# Once every verdict is final: a series' reports read its tip's.
 	for dir in "${VERDICT_DIRS[@]}"; do
-		mmf_py junit "$dir" ||
-			printf 'runner.sh: %s/junit.xml not written\n' "$dir" >&2
+		{ mmf_py junit "$dir" && mmf_py kcidb "$dir"; } ||
+			printf 'runner.sh: the reports of %s (junit.xml, kcidb.json) not written\n' "$dir" >&2
 	done
 	rm -rf "$RUN_TMP"
 	exit "$status"

@@ -3,10 +3,11 @@
 #
 # expect-reports.sh - the reports of the real runs that make check made
 # in the work directory pass their schemas: every junit.xml against
-# tests/schemas/junit.xsd (xmllint).  The patched run's must hold a
-# testsuite a kselftest program, and the older 6.12's series check
-# (MMF_OLDER_SOURCE) its series suite and its tip's.  One TAP result a
-# file.
+# tests/schemas/junit.xsd (xmllint), every kcidb.json against
+# tests/schemas/kcidb-v5.3.json (python3-jsonschema).  The patched run's
+# and the older 6.12's series check (MMF_OLDER_SOURCE) and its tip's must
+# be there, and hold a testsuite and a test path of a kselftest program.
+# One TAP result a results directory.
 #
 # Usage: tests/expect-reports.sh [RUNNER-OPTIONS...]
 
@@ -17,45 +18,51 @@ WORK=$(./runner.sh "$@" where work)
 OLDER=$(./runner.sh "$@" --source "${MMF_OLDER_SOURCE:-linux-source-6.12=6.12.107-1~deb12u1}" \
 	where source)
 OLDER="$(dirname "$OLDER")/results/patched-series"
+readonly PROGRAM=kselftest.mm-frozen.frozen_hazard_test
 n=0 failed=0
 
-# result DESCRIPTION PROBLEM...: one TAP line, and the problems.
+# result WHAT DETAIL PROBLEM...: one TAP line, and the problems.
 result() {
 	n=$((n + 1))
-	if [ $# = 1 ]; then
-		echo "ok $n $1"
+	if [ $# = 2 ]; then
+		echo "ok $n $1 $2"
 		return
 	fi
 	failed=$((failed + 1))
-	echo "not ok $n $1"
-	printf '# %s\n' "${@:2}"
+	echo "not ok $n $1 $2"
+	printf '# %s\n' "${@:3}"
 }
 
-# check_junit FILE SUITE...: FILE is valid and holds the SUITEs.
-check_junit() {
-	local file=$1 problems=() out suite
-	shift
-	if [ ! -f "$file" ]; then
-		result "$file" "not written"
-		return
-	fi
-	out=$(xmllint --noout --schema tests/schemas/junit.xsd "$file" 2>&1) ||
-		problems+=("$(head -n 5 <<< "$out")")
-	for suite in "$@"; do
-		grep -q -F "<testsuite name=\"$suite\"" "$file" || problems+=("no testsuite $suite")
+# check_reports DIR [PROGRAM]: DIR's junit.xml and kcidb.json are there
+# and valid; with PROGRAM, each holds its results.
+check_reports() {
+	local dir=$1 problems=() out
+	for out in junit.xml kcidb.json; do
+		[ -f "$dir/$out" ] || problems+=("no $out")
 	done
-	result "$file: valid JUnit, $(grep -c '<testcase ' "$file") testcases" "${problems[@]}"
+	if [ ${#problems[@]} = 0 ]; then
+		out=$(xmllint --noout --schema tests/schemas/junit.xsd "$dir/junit.xml" 2>&1) ||
+			problems+=("$(head -n 5 <<< "$out")")
+		out=$(PYTHONPATH=lib python3 -m mmfrozen.kcidb --check tests/schemas/kcidb-v5.3.json \
+			"$dir/kcidb.json" 2>&1) || problems+=("$out")
+	fi
+	if [ $# = 2 ] && [ ${#problems[@]} = 0 ]; then
+		grep -q -F "<testsuite name=\"$2\"" "$dir/junit.xml" || problems+=("junit.xml: no testsuite $2")
+		jq -e --arg p "$2." '[.tests[].path | startswith($p)] | any' "$dir/kcidb.json" > /dev/null ||
+			problems+=("kcidb.json: no test under $2")
+	fi
+	result "$dir: junit.xml ($(grep -c '<testcase ' "$dir/junit.xml" 2>/dev/null) testcases)," \
+		"kcidb.json ($(jq '.tests | length' "$dir/kcidb.json" 2>/dev/null) tests)" "${problems[@]}"
 }
 
-# The files the suite's own steps must have written, then every other.
-declare -A named=([$WORK/results/patched/junit.xml]=1 [$OLDER/junit.xml]=1 [$OLDER/tip/junit.xml]=1)
-programs=(kselftest.mm-frozen.frozen_hazard_test kselftest.mm-frozen.tracing_scripts.sh kernel-log run)
 echo "TAP version 13"
-check_junit "$WORK/results/patched/junit.xml" "${programs[@]}"
-check_junit "$OLDER/junit.xml" series "${programs[@]}"
-check_junit "$OLDER/tip/junit.xml" "${programs[@]}"
+declare -A named=()
+for dir in "$WORK/results/patched" "$OLDER" "$OLDER/tip"; do
+	check_reports "$dir" "$PROGRAM"
+	named[$dir]=1
+done
 while read -r file; do
-	[ -n "${named[$file]:-}" ] || check_junit "$file"
+	[ -n "${named[${file%/*}]:-}" ] || check_reports "${file%/*}"
 done < <(find "$WORK/results" "$WORK/sources" -name junit.xml 2>/dev/null | sort)
 echo "1..$n"
 echo "reports: $((n - failed)) passed, $failed failed"

@@ -16,10 +16,12 @@ shell in lib/*.sh runs the stages and calls them as
   sources     the trees a matrix covers, from what apt offers
   checkout    checkout.json: the tree, the base and the patches a run ran on
   junit       JUnit XML of a results directory
+  kcidb       KCIDB v5.3 JSON of a results directory
   upstream    the kernel's own suites, patched beside baseline
   summary     pages and refcount atomics per path, patched beside baseline
   bench       the bench's report, table, plot and guard
 
 The tests are tests/unit/test_*.py, on fixtures from real runs in
-tests/fixtures/.  Only the standard library is used.
+tests/fixtures/.  Only the standard library is used, and Debian's
+python3-jsonschema for kcidb.py's check of its files.
 """

@@ -30,7 +30,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 from mmfrozen import kernel_log, ktap, series as series_check
-from mmfrozen.results import read_json
+from mmfrozen.results import read_json, read_lines
 
 # What XML 1.0 does not allow, which a serial console may hold.
 NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]')
@@ -91,11 +91,17 @@ def tests_suites(verdict, windows, problems):
     log's when the run checked it (PROBLEMS, None when not)."""
     suites = [(suite_name(t['name']), program_cases(t, windows))
               for t in verdict.get('tests', [])]
-    if problems is not None:
-        suites.append(('kernel-log', [Case('kernel log', 'failure' if problems else None,
-                                           '%d problem line(s)' % len(problems) if problems else '',
-                                           '\n'.join(problems))]))
-    return suites
+    if problems is None:
+        return suites
+    if problems:
+        case = Case('kernel log', 'failure', '%d problem line(s)' % len(problems),
+                    '\n'.join(problems))
+    elif verdict.get('outcome') in ('passed', 'tests-failed', None):
+        case = Case('kernel log')
+    else:
+        case = Case('kernel log', 'skipped', 'not checked: the run ended first (%s)'
+                    % verdict['outcome'])
+    return suites + [('kernel-log', [case])]
 
 
 def told(cases):
@@ -109,13 +115,6 @@ def outcome_case(cases, status, outcome=None):
     if status in (None, 0) or told(cases):
         return Case('outcome', out=outcome or '')
     return Case('outcome', 'error', '%s (exit %s)' % (outcome or 'failed', status))
-
-
-def read_lines(path):
-    if not os.path.isfile(path):
-        return None
-    with open(path, errors='replace') as f:
-        return f.read().splitlines()
 
 
 def run_suites(results):

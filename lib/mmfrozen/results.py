@@ -21,3 +21,11 @@ def write_json(path, data, indent=1):
         json.dump(data, f, indent=indent)
         f.write('\n')
     os.replace(path + '.tmp', path)
+
+
+def read_lines(path):
+    """The lines of the text file at PATH, None when there is none."""
+    if not os.path.isfile(path):
+        return None
+    with open(path, errors='replace') as f:
+        return f.read().splitlines()
