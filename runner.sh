@@ -70,6 +70,7 @@ option_table() {
 --jobs|N|JOBS|parallel build jobs [default: nproc]
 --accel|MODE|ACCEL|auto, tcg, kvm or icount [\$MMF_ACCEL, default auto: KVM only if a probe boot under KVM finishes, else TCG; icount: one-thread TCG whose clock counts instructions]
 --timeout|SEC|TIMEOUT|kill the guest after SEC seconds [\$MMF_TIMEOUT, default the command's: for the tests $BOOT_ALLOWANCE plus each program's kselftest timeout (x10 under TCG)]
+--dry-run||DRY_RUN=1|check the command line and say what it leads to (the command, source, variant, work and results directories), then stop: nothing run, nothing written
 --no-install||NO_INSTALL=1|report missing packages instead of installing them
 --no-wait||NO_WAIT=1|fail at once if another run holds the work directory (default: wait for it, saying for whom)
 --tests|NAME[,NAME]|TESTS+|run only these programs of the mm-frozen kselftest target (e.g. frozen_hazard_test,plumbing.sh)
@@ -212,7 +213,7 @@ cmd_help() { # cmd_help [markdown]
 SOURCE_SPEC='' VARIANT=patched PATCHES=${MMF_PATCHES:-$MMF_ROOT/patches}
 WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen} RESULTS=${MMF_RESULTS:-}
 JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-}
-NO_INSTALL=0 NO_WAIT=0 GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
+NO_INSTALL=0 NO_WAIT=0 DRY_RUN=0 GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
 BISECT=1 RUN_TESTS=1 JSON='' MERGE=0
 TESTS=() DROP_ARGS=() COMMAND='' ARGS=() QUIET=0
 # The options given, with their values but for --source and --results,
@@ -348,7 +349,7 @@ resolve_run() {
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT NO_INSTALL \
-		NO_WAIT GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS COMMAND ARGS CHILD_ARGS GIVEN \
+		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
 		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED BUILD KSELFTEST_DIR QUIET
 }
@@ -362,6 +363,11 @@ main() {
 	check_command
 	check_options
 	resolve_run
+	if [ "$DRY_RUN" = 1 ]; then
+		printf 'runner.sh %s%s: %s, variant %s, work %s, results %s\n' "$COMMAND" \
+			"${ARGS[*]:+ ${ARGS[*]}}" "$SOURCE_LABEL" "$VARIANT" "$WORK" "${RESULTS:-(none)}"
+		return
+	fi
 	[[ ,$(command_field "$COMMAND" 4), != *,lock,* ]] || lock_work "$WORK" "$COMMAND"
 	"$(command_field "$COMMAND" 7)" "${ARGS[@]}"
 }

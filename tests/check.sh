@@ -45,6 +45,7 @@ step() { # step NAME COMMAND...
 step test-fast make -s test-fast RUNNER_FLAGS="$*"
 step kernel ./runner.sh "$@" kernel
 step shellcheck make -s shellcheck
+step workflow tests/expect-workflow.sh "$@"
 step host-tests env MMF_TEST_FLAGS="$*" tests/host/run.sh --kernel
 step patched ./runner.sh "$@"
 step baseline-fails-slab-check tests/expect-baseline.sh "$@"

@@ -19,19 +19,8 @@ OLDER=$(./runner.sh "$@" --source "${MMF_OLDER_SOURCE:-linux-source-6.12=6.12.10
 	where source)
 OLDER="$(dirname "$OLDER")/results/patched-series"
 readonly PROGRAM=kselftest.mm-frozen.frozen_hazard_test
-n=0 failed=0
-
-# result WHAT DETAIL PROBLEM...: one TAP line, and the problems.
-result() {
-	n=$((n + 1))
-	if [ $# = 2 ]; then
-		echo "ok $n $1 $2"
-		return
-	fi
-	failed=$((failed + 1))
-	echo "not ok $n $1 $2"
-	printf '# %s\n' "${@:3}"
-}
+# shellcheck source=tests/tap.sh
+. tests/tap.sh
 
 # check_reports DIR [PROGRAM]: DIR's junit.xml and kcidb.json are there
 # and valid; with PROGRAM, each holds its results.
@@ -51,8 +40,8 @@ check_reports() {
 		jq -e --arg p "$2." '[.tests[].path | startswith($p)] | any' "$dir/kcidb.json" > /dev/null ||
 			problems+=("kcidb.json: no test under $2")
 	fi
-	result "$dir: junit.xml ($(grep -c '<testcase ' "$dir/junit.xml" 2>/dev/null) testcases)," \
-		"kcidb.json ($(jq '.tests | length' "$dir/kcidb.json" 2>/dev/null) tests)" "${problems[@]}"
+	tap_result "$dir: junit.xml ($(grep -c '<testcase ' "$dir/junit.xml" 2>/dev/null) testcases),\
+ kcidb.json ($(jq '.tests | length' "$dir/kcidb.json" 2>/dev/null) tests)" "${problems[@]}"
 }
 
 echo "TAP version 13"

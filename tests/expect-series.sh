@@ -34,7 +34,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 OUT="$TMP/out"
 GIT_IDENT=(-c user.name=mm-frozen-test -c user.email=mm-frozen@localhost)
-n=0 failed=0
+# shellcheck source=tests/tap.sh
+. tests/tap.sh
 
 # series SOURCE ARGS...: runner.sh series on SOURCE; output in $OUT, exit
 # status in $STATUS, the source's results directory in $DIR.
@@ -49,17 +50,7 @@ series() {
 # result DESCRIPTION PROBLEM...: one TAP line; the problems and the end of
 # the run's output when there are any.
 result() {
-	local what=$1
-	shift
-	n=$((n + 1))
-	if [ $# = 0 ]; then
-		echo "ok $n $what"
-		return
-	fi
-	failed=$((failed + 1))
-	echo "not ok $n $what"
-	printf '# %s\n' "$@"
-	tail -n 30 "$OUT" | sed 's/^/#   /'
+	tap_result "$@" || tail -n 30 "$OUT" | sed 's/^/#   /'
 }
 
 # apply_statuses: "PATCH STATUS" for each patch the check reached.
