@@ -60,7 +60,7 @@ cmd_bench() {
 	bench_kernel patched
 	bench_kernel "$timed"
 	# the probe boots the patched kernel
-	[ "$size" = quick ] || [ "$(choose_accel "$BUILD")" != kvm ] || clocks+=(kvm)
+	[ "$size" = quick ] || [ "$(choose_accel "$BUILD" | cut -d' ' -f1)" != kvm ] || clocks+=(kvm)
 	stage "Count the refcount atomics of each case (patched kernel, untimed)"
 	bench_pass count patched tcg "${script[@]}" count "$size"
 	for clock in "${clocks[@]}"; do

@@ -4,34 +4,52 @@
 # guest.sh - the guest: the accelerator, qemu, the command the guest
 # runs, and what it left: its status, its kernel log, its KTAP.
 
-# choose_accel BUILD: the accelerator of --accel; for auto, KVM only when
-# a probe boot of BUILD's kernel prints the kernel banner and ends by
+# choose_accel BUILD: the accelerator of --accel and why, on one line
+# ("kvm kvm: ok, the probe boot finished"); for auto, KVM only when a
+# probe boot of BUILD's kernel prints the kernel banner and ends by
 # itself: on these machines /dev/kvm exists but a KVM guest can hang
 # after the firmware.  The verdict is kept in WORK/kvm-probe with what it
 # depends on, the host's kernel, QEMU's version and /dev/kvm's access,
 # and probed again when one of them changes.
 choose_accel() {
-	local probe="$WORK/kvm-probe" key log verdict=tcg
+	local probe="$WORK/kvm-probe" key
 	# shellcheck disable=SC2153 # ACCEL is the option, accel a local elsewhere
 	case "$ACCEL" in
-	tcg|kvm|icount) printf '%s\n' "$ACCEL"; return ;;
+	tcg|kvm|icount) printf '%s --accel %s\n' "$ACCEL" "$ACCEL"; return ;;
 	esac
-	key="$(uname -r) $(qemu-system-x86_64 --version | head -n 1)"
+	# "probe 2": the verdict's line gives its reason since then
+	key="probe 2, $(uname -r) $(qemu-system-x86_64 --version | head -n 1)"
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] && key+=" /dev/kvm" || key+=" no /dev/kvm"
 	if [ "$(sed -n 2p "$probe" 2>/dev/null)" != "$key" ]; then
-		if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-			log=$(mktemp)
-			timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
-				-nodefaults -no-reboot -display none -serial "file:$log" \
-				-kernel "$1/arch/x86/boot/bzImage" \
-				-append "console=ttyS0 panic=-1" >/dev/null 2>&1 {LOCK_FD}>&- || true
-			if grep -q 'Linux version' "$log" && grep -q 'Kernel panic' "$log"; then
-				verdict=kvm
-			fi
-		fi
-		printf '%s\n%s\n' "$verdict" "$key" > "$probe"
+		printf '%s\n%s\n' "$(probe_kvm "$1")" "$key" > "$probe"
 	fi
 	head -n 1 "$probe"
+}
+
+# probe_kvm BUILD: "kvm REASON" when BUILD's kernel boots under KVM to its
+# panic (no root) within 20 s, else "tcg REASON".
+probe_kvm() {
+	local log rc=0
+	if [ ! -r /dev/kvm ] || [ ! -w /dev/kvm ]; then
+		echo "tcg kvm probe: no /dev/kvm to read and write"
+		return
+	fi
+	log=$(mktemp)
+	timeout -k 2 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 \
+		-nodefaults -no-reboot -display none -serial "file:$log" \
+		-kernel "$1/arch/x86/boot/bzImage" \
+		-append "console=ttyS0 panic=-1" >/dev/null 2>&1 {LOCK_FD}>&- || rc=$?
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "tcg kvm probe: the boot did not finish in 20 s"
+	elif [ "$rc" != 0 ]; then
+		echo "tcg kvm probe: qemu exited with status $rc"
+	elif ! grep -q 'Linux version' "$log"; then
+		echo "tcg kvm probe: no kernel banner on the console"
+	elif ! grep -q 'Kernel panic' "$log"; then
+		echo "tcg kvm probe: the boot did not reach its end"
+	else
+		echo "kvm kvm: ok, the probe boot finished"
+	fi
 }
 
 qemu_accel_args() { # qemu_accel_args ACCEL: qemu's options, one a line
@@ -176,11 +194,14 @@ run_qemu() {
 # boot_guest RESULTS MODE CMD...: boots the built kernel and has the guest
 # run CMD (MODE batch) or give a shell (MODE shell).
 boot_guest() {
-	local results=$1 mode=$2 accel
+	local results=$1 mode=$2 accel reason
 	[ -f "$BUILD/arch/x86/boot/bzImage" ] ||
 		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"
 	build_initramfs "$INITRAMFS" "$BUILD"
-	accel=$(choose_accel "$BUILD")
+	read -r accel reason <<< "$(choose_accel "$BUILD")"
+	# verdict.json says which accelerator ran and why
+	printf '%s\n%s\n' "$accel" "$reason" > "$results/accel"
+	say "    accelerator: $accel ($reason)"
 	write_guest_cmd "$results" "$accel" "${@:3}"
 	run_qemu "$results" "$accel" "$mode" "${TIMEOUT:-$(guest_timeout "$accel")}"
 }

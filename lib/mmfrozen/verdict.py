@@ -12,8 +12,10 @@
 
   python3 -m mmfrozen.verdict finish RESULTS --variant V --outcome NAME --exit N
       How the run ended, added to verdict.json (written with the variant
-      alone when the run ended before its tests): outcome, exit, and the
-      guest command's status from RESULTS/guest/status when there is one.
+      alone when the run ended before its tests): outcome, exit, the
+      guest command's status from RESULTS/guest/status when there is one,
+      and the accelerator the guest ran under and why, from RESULTS/accel
+      ("kvm" and "kvm: ok, the probe boot finished", say).
 """
 
 import argparse
@@ -21,7 +23,7 @@ import os
 import sys
 
 from mmfrozen import ktap
-from mmfrozen.results import read_json, write_json
+from mmfrozen.results import read_json, read_lines, write_json
 
 
 def guest_log(results, status):
@@ -48,12 +50,23 @@ def read_guest_status(results):
         return None
 
 
-def finished(verdict, variant, outcome, status, guest_status):
+def read_accel(results):
+    """{name, reason} of the accelerator the guest ran under, None when
+    no guest ran."""
+    lines = read_lines(os.path.join(results, 'accel'))
+    if not lines:
+        return None
+    return {'name': lines[0], 'reason': lines[1] if len(lines) > 1 else ''}
+
+
+def finished(verdict, variant, outcome, status, guest_status, accel=None):
     """VERDICT (None when there is none yet) with how the run ended."""
     verdict = dict(verdict or {'variant': variant})
     verdict.update(outcome=outcome, exit=status)
     if guest_status is not None:
         verdict['guest_status'] = guest_status
+    if accel is not None:
+        verdict['accel'] = accel
     return verdict
 
 
@@ -73,8 +86,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     path = os.path.join(args.results, 'verdict.json')
     if args.command == 'finish':
-        write_json(path, finished(read_json(path), args.variant, args.outcome,
-                                  args.exit, read_guest_status(args.results)))
+        write_json(path, finished(read_json(path), args.variant, args.outcome, args.exit,
+                                  read_guest_status(args.results), read_accel(args.results)))
         return 0
     try:
         verdict = tests_verdict(args.results, args.variant, args.release,

@@ -60,6 +60,14 @@ class Verdict(ScratchTest):
         self.assertEqual((v['outcome'], v['exit'], v['guest_status'], v['verdict']),
                          ('kernel-problem', 7, 0, 'pass'))
 
+    def test_finish_says_which_accelerator_ran_and_why(self):
+        dir = self.results()
+        write(os.path.join(dir, 'accel'), 'tcg\nkvm probe: the boot did not finish in 20 s\n')
+        run_main(verdict.main, ['finish', dir, '--variant', 'patched', '--outcome', 'passed',
+                                '--exit', '0'])
+        self.assertEqual(self.json(dir)['accel'], {'name': 'tcg',
+                                                   'reason': 'kvm probe: the boot did not finish in 20 s'})
+
     def test_finish_without_tests_says_how_the_run_ended(self):
         dir = self.results()
         run_main(verdict.main, ['finish', dir, '--variant', 'drop-0014', '--outcome', 'build-failed',
