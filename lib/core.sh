@@ -223,7 +223,8 @@ on_exit() {
 	# shellcheck disable=SC2153 # COMMAND: runner.sh's, set before any results
 	if [ "$COMMAND" != matrix ]; then
 		for dir in "${VERDICT_DIRS[@]}"; do
-			record_checkout "$dir" || true
+			record_checkout "$dir" ||
+				printf 'runner.sh: %s/checkout.json not written\n' "$dir" >&2
 		done
 	fi
 	[ ${#EXIT_REPORT[@]} = 0 ] || "${EXIT_REPORT[@]}" "$status" || true
