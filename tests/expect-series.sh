@@ -18,9 +18,10 @@
 #      none a conflict;
 #   6. the matrix of the installed tree and 6.1: a row each, 6.1's FAIL
 #      at 0001, exit status 1;
-#   7. the same two sources as CI jobs, each in a work directory of its
-#      own, merged from their results directories alone ("matrix
-#      --merge"): the same table and matrix.json as 6.
+#   7. the same two sources as CI jobs, the results of 1 and 2, each
+#      from a work directory of its own, merged from their results
+#      directories alone ("matrix --merge"): the same table and
+#      matrix.json as 6.
 # The builds of 4 are incremental, and ccache serves the base from the
 # baseline's build.
 #
@@ -78,9 +79,17 @@ readonly HUNK_CONTEXT='^\t\t\t\t\t\tINIT_COMPACT_PRIORITY,$'
 readonly EDIT_CONTEXT="/$HUNK_CONTEXT/s/\$/  \/* upstream edit *\//"
 readonly EDIT_CHANGED="/$HUNK_CONTEXT/{n;n;s/^\t\tif (page)\$/\t\tif (page != NULL)/}"
 
+# A job of check_merge: the results directory of the last check, kept as
+# NAME.
+keep_job() {
+	mkdir -p "$TMP/jobs"
+	cp -r "$DIR" "$TMP/jobs/$1"
+}
+
 check_installed() {
 	local problems=()
 	series installed --no-bisect --no-test
+	keep_job installed
 	[ "$STATUS" = 0 ] || problems+=("exit status $STATUS, expected 0")
 	! apply_statuses | grep -q -v ' applies$' || problems+=("not every patch applies")
 	jq -e '[.patches[].checkpatch.errors] | all(. == 0)' "$DIR/series.json" > /dev/null ||
@@ -90,7 +99,9 @@ check_installed() {
 
 check_older_major() {
 	local problems=() conflict files src
-	series linux-source-6.1
+	# a work directory of its own, as a CI job's
+	series linux-source-6.1 --work "$TMP/work-6.1"
+	keep_job linux-source-6.1
 	src=$(dirname "$(dirname "$DIR")")
 	[ "$STATUS" = 4 ] || problems+=("exit status $STATUS, expected 4")
 	conflict=$(apply_statuses | awk '$2 == "conflict" { print $1 }')
@@ -129,19 +140,13 @@ table() {
 	sed -n '/^source /,/^(cells: /p' "$1" | sed '$d'
 }
 
-# The installed tree and 6.1 as two CI jobs: each a series check in a
-# work directory of its own (the installed tree in the suite's, 6.1 in a
-# new one); then "matrix --merge" of their results directories, with a
-# work directory that does not exist: the table and matrix.json of
-# check_matrix, the same exit status.
+# The installed tree and 6.1 as two CI jobs, the checks of
+# check_installed and check_older_major, each from a work directory of
+# its own: "matrix --merge" of their results directories, with a work
+# directory that does not exist, gives the table and matrix.json of
+# check_matrix, and its exit status.
 check_merge() {
-	local problems=() jobs="$TMP/jobs" status=0 spec
-	local -A work=([installed]=$WORK [linux-source-6.1]=$TMP/work-6.1)
-	for spec in installed linux-source-6.1; do
-		./runner.sh "${RUNNER_ARGS[@]}" --work "${work[$spec]}" --no-bisect --no-test \
-			--results "$jobs/$spec" --source "$spec" series > "$OUT" 2>&1 || true
-		[ -f "$jobs/$spec/series.json" ] || problems+=("the $spec job wrote no series.json")
-	done
+	local problems=() jobs="$TMP/jobs" status=0
 	./runner.sh "${RUNNER_ARGS[@]}" --work "$TMP/no-work" --results "$TMP/merged" \
 		matrix --merge "$jobs/installed" "$jobs/linux-source-6.1" > "$OUT" 2>&1 || status=$?
 	[ "$status" = 1 ] || problems+=("exit status $status, expected 1")
