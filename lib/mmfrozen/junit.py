@@ -56,7 +56,7 @@ def suite_name(program):
 def leaf_case(name, test, windows):
     status, reason = test['status'], test.get('reason', '')
     out = '\n'.join(windows.get(name, []))
-    if status in (ktap.FAIL,):
+    if status == ktap.FAIL:
         return Case(name, 'failure', reason or status, out=out)
     if status in (ktap.TIMEOUT, ktap.CRASHED):
         return Case(name, 'error', '%s%s' % (status, ': ' + reason if reason else ''), out=out)
@@ -96,7 +96,7 @@ def tests_suites(verdict, windows, problems):
     if problems:
         case = Case('kernel log', 'failure', '%d problem line(s)' % len(problems),
                     '\n'.join(problems))
-    elif verdict.get('outcome') in ('passed', 'tests-failed', None):
+    elif verdict.get('outcome') in kernel_log.CHECKED_CLEAN:
         case = Case('kernel log')
     else:
         case = Case('kernel log', 'skipped', 'not checked: the run ended first (%s)'

@@ -140,7 +140,7 @@ def kernel_log_status(verdict, problems):
     which a guest that did not finish never has: MISS."""
     if problems:
         return 'FAIL'
-    return 'PASS' if verdict.get('outcome') in ('passed', 'tests-failed') else 'MISS'
+    return 'PASS' if verdict.get('outcome') in kernel_log.CHECKED_CLEAN else 'MISS'
 
 
 UPSTREAM_STATUS = {'pass': 'PASS', 'fail': 'FAIL', 'skip': 'SKIP'}

@@ -32,6 +32,9 @@ BEGIN = 'mm-frozen: test begin '
 EXPECT = re.compile(r'^mm-frozen: test expect ([0-9]+) (.*)$')
 END = 'mm-frozen: test end '
 DURING = '  [during test %s]'
+# The outcomes of a run whose kernel log was checked and held no problem;
+# a guest that did not finish had its log read by nobody.
+CHECKED_CLEAN = ('passed', 'tests-failed')
 
 
 def read_patterns(path):
