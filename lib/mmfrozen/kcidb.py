@@ -247,9 +247,20 @@ def unique_ids(data):
     return data
 
 
+def import_jsonschema():
+    """Debian's python3-jsonschema, for the check only; found in Debian's
+    dist-packages also by a python3 that is not Debian's (pyenv's)."""
+    try:
+        import jsonschema
+    except ImportError:
+        sys.path.append('/usr/lib/python3/dist-packages')
+        import jsonschema
+    return jsonschema
+
+
 def check(schema_path, paths):
     """The files at PATHS that SCHEMA does not take, with why."""
-    import jsonschema  # Debian's python3-jsonschema, for the check only
+    jsonschema = import_jsonschema()
     with open(schema_path) as f:
         validator = jsonschema.Draft202012Validator(json.load(f))
     problems = []
