@@ -20,8 +20,8 @@
 #            trace-cmd report
 #          A page_ref atomic that leaves a pfn's count at zero (ret=1 of
 #          page_ref_mod_and_test) marks the pfn; mm_page_free_frozen gives
-#          its caller; mm_page_free counts the free.  "0": a folio batch
-#          freed by free_unref_folios(), which does not call
+#          its caller; mm_page_free counts the free.  free_unref_folios:
+#          a folio batch freed by free_unref_folios(), which does not call
 #          free_frozen_pages().  Needs mm-frozen's tracepoint patch.
 #
 # slab     slab page frees by [order, atomics], as slab-free-atomics.bt
@@ -151,7 +151,7 @@ recipe_frees() {
 			sub(/\+.*/, "", caller[field("pfn")])
 		} else if (ev == "mm_page_free") {
 			pfn = field("pfn")
-			frees[(pfn in caller ? caller[pfn] : "0") ", " field("order") ", " (zeroed[pfn] + 0)]++
+			frees[(pfn in caller ? caller[pfn] : "free_unref_folios") ", " field("order") ", " (zeroed[pfn] + 0)]++
 			delete caller[pfn]
 			delete zeroed[pfn]
 		}
