@@ -39,9 +39,11 @@ step() { # step NAME COMMAND...
 	fi
 }
 
-# The fast tests first: they need no kernel, and fail in seconds.  Then
-# the kernel step, which installs the Debian packages the other steps need
-# (shellcheck among them) on a new machine.
+# The Debian packages first (on a new machine: the unit tests check the
+# reports with xmllint and python3-jsonschema, shellcheck checks the
+# scripts), then the fast tests: they need no kernel, and fail in
+# seconds.
+step deps ./runner.sh "$@" deps
 step test-fast make -s test-fast RUNNER_FLAGS="$*"
 step kernel ./runner.sh "$@" kernel
 step shellcheck make -s shellcheck
