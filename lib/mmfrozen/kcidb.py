@@ -118,6 +118,17 @@ def program_tests(build_id, test, windows, parts):
     return records
 
 
+def ran_the_target(verdict):
+    """Whether the run is one of the mm-frozen target: its KTAP was read,
+    or it ended before (MISS) or in the guest (ERROR); not a build that
+    failed (the build says it), nor a guest command of another kind that
+    ended well or failed (exec, bench, upstream: no KTAP of the target)."""
+    outcome = verdict.get('outcome')
+    if 'tests' in verdict:
+        return True
+    return outcome not in (None, 'build-failed', 'passed', 'tests-failed')
+
+
 def run_status(verdict):
     """The run's tests as a whole: from how it ended; MISS when it ended
     before its tests could say (a build that failed, an interrupt)."""
@@ -172,12 +183,13 @@ def run_report(results, checkout):
     if problems is None and 'tests' in verdict:
         problems = []
     build_id = ids(checkout)[1]
-    if 'tests' in verdict or verdict.get('kernelrelease'):
+    # a guest booted it: its tests were read, or it said its accelerator
+    if 'tests' in verdict or verdict.get('kernelrelease') or verdict.get('accel'):
         build = 'PASS'
     else:
         build = 'FAIL' if verdict.get('outcome') == 'build-failed' else 'MISS'
     tests = []
-    if verdict.get('outcome') not in (None, 'build-failed'):
+    if ran_the_target(verdict):
         tests = run_tests(build_id, verdict, kernel_log.windows(console), problems)
     tests += upstream_tests(build_id, read_lines(os.path.join(results, 'upstream.tsv')))
     return [build_record(checkout, build)], tests

@@ -2,7 +2,8 @@
 """kcidb.py on the results of real runs: the serial console of a patched
 run (a test per KTAP result at KernelCI's dotted paths, a test's
 kernel-log window as its log_excerpt), a guest that crashed or timed
-out (ERROR, never PASS), a run that ended before its tests (MISS), the
+out (ERROR, never PASS), a run that ended before its tests (MISS), a
+guest command that is not the target's (no test), the
 kernel's own suites, the series checks of the installed 6.12 and of 6.1
 (a checkout not valid), their matrix, and two jobs on one checkout (the
 same ids).  Every file is checked against tests/schemas/kcidb-v5.3.json
@@ -88,6 +89,14 @@ class Kcidb(ScratchTest):
         data = self.report(self.run_dir(None, 'interrupted', 130, 'interrupted'))
         self.assertEqual(data['builds'][0]['status'], 'MISS')
         self.assertEqual(self.statuses(data), {'kselftest.mm-frozen': 'MISS'})
+
+    def test_a_guest_command_of_another_kind(self):
+        results = self.run_dir(None, 'passed', 0)
+        verdict = json.loads(read(os.path.join(results, 'verdict.json')))
+        verdict['accel'] = {'name': 'tcg', 'reason': '--accel tcg'}
+        write_json(os.path.join(results, 'verdict.json'), verdict)
+        data = self.report(results)
+        self.assertEqual((data['builds'][0]['status'], data['tests']), ('PASS', []))
 
     def test_the_kernels_own_suites(self):
         results = self.run_dir(None, 'passed', 0)
