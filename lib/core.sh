@@ -64,9 +64,21 @@ say() { [ "${QUIET:-0}" = 1 ] || printf '%s\n' "$*"; }
 
 indent() { sed 's/^/    /'; }
 
-# mmf_py MODULE ARGS...: a verdict module of lib/mmfrozen.
+# The exit status of a verdict module that crashed (mmfrozen/__main__.py).
+readonly PY_CRASHED=70
+
+# mmf_py MODULE ARGS...: a verdict module of lib/mmfrozen, through its
+# one entry point.  A module that crashed (an exception it did not
+# catch) is the harness's fault, not a verdict: E_INTERNAL, whatever its
+# caller makes of a failure; but in the exit trap, where the run's status
+# is decided, its caller says what was not written.
 mmf_py() {
-	PYTHONPATH="$MMF_ROOT/lib" python3 -m "mmfrozen.$1" "${@:2}"
+	local status=0
+	PYTHONPATH="$MMF_ROOT/lib" python3 -m mmfrozen "$@" || status=$?
+	if [ "$status" = "$PY_CRASHED" ] && [ "${EXITING:-0}" = 0 ]; then
+		die "$E_INTERNAL" "mmfrozen.$1 crashed (its traceback above)"
+	fi
+	return "$status"
 }
 
 # log_to FILE: everything printed from here on goes to FILE as well.
@@ -218,6 +230,7 @@ on_signal() { # on_signal NAME NUMBER
 on_exit() {
 	local status=$? dir
 	trap - ERR INT TERM
+	EXITING=1
 	stop_children
 	# What each directory's run ran on; a matrix's sources record theirs.
 	# shellcheck disable=SC2153 # COMMAND: runner.sh's, set before any results

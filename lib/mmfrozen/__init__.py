@@ -2,8 +2,9 @@
 """mmfrozen - the verdicts of the mm-frozen harness.
 
 Each module reads what a run left (logs, tables, JSON) and decides; the
-shell in lib/*.sh runs the stages and calls them as
-"python3 -m mmfrozen.MODULE ...", with lib/ on PYTHONPATH:
+shell in lib/*.sh runs the stages and calls them through one entry
+point, "python3 -m mmfrozen MODULE ..." (__main__.py: a crash exits 70,
+never a verdict's status), with lib/ on PYTHONPATH:
 
   ktap        the KTAP of a guest run: a tree of results and counts
   verdict     verdict.json: the tests' verdict and how the run ended
