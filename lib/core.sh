@@ -232,6 +232,7 @@ on_exit() {
 	trap - ERR INT TERM
 	EXITING=1
 	stop_children
+	read_unread_ktap
 	# What each directory's run ran on; a matrix's sources record theirs.
 	# shellcheck disable=SC2153 # COMMAND: runner.sh's, set before any results
 	if [ "$COMMAND" != matrix ]; then

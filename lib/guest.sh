@@ -256,6 +256,22 @@ ktap_verdict() {
 	[ "$verdict" = 0 ]
 }
 
+# The results of a guest run of the tests that ended (a timeout, qemu
+# failing, an interrupt) before their KTAP was read: the exit trap reads
+# what the console shows (read_unread_ktap).
+UNREAD_KTAP=''
+
+# read_unread_ktap: the tests' counts in UNREAD_KTAP's verdict.json, from
+# its console, for a run whose status is decided already.
+# shellcheck disable=SC2317 # called by the exit trap
+read_unread_ktap() {
+	[ -n "$UNREAD_KTAP" ] && [ -s "$UNREAD_KTAP/console.log" ] || return 0
+	say "    the tests' KTAP, as far as the console shows it:"
+	# the counts only: the run's status is decided already
+	mmf_py verdict tests "$UNREAD_KTAP" --variant "$VARIANT" \
+		--release "$(kernel_release "$TREE" "$BUILD")" | indent || true
+}
+
 # boot_and_test RESULTS: the tests in a guest, and their verdict.  It
 # comes first, so that verdict.json holds their counts whatever the
 # kernel log says; a guest that did not finish is explained by its kernel
@@ -265,8 +281,10 @@ boot_and_test() {
 	local results=$1 verdict=0
 	local -a cmd
 	mapfile -t cmd < <(guest_command)
+	UNREAD_KTAP=$results
 	boot_guest "$results" batch "${cmd[@]}"
 	stage "Check the guest's kernel log and results"
+	UNREAD_KTAP=''
 	ktap_verdict "$results" "$(cat "$results/guest/status" 2>/dev/null)" || verdict=$E_TESTS
 	check_kernel_log "$results"
 	guest_status "$results" > /dev/null
