@@ -10,7 +10,7 @@ RUNNER_FLAGS ?=
 SHELL_SCRIPTS := runner.sh $(wildcard lib/*.sh) .ci/run guest-init/init guest-init/stage2.sh \
 	guest-init/tests.sh guest-init/upstream.sh guest-init/bench.sh \
 	$(wildcard selftests/mm-frozen/*.sh) \
-	$(wildcard tests/*.sh tests/host/*.sh tests/host/data/*.sh tests/host/data/apt/* tests/host/data/qemu/* tracing/*.sh)
+	$(wildcard tests/*.sh tests/host/*.sh tests/host/data/*.sh tests/host/data/apt/* tests/host/data/qemu/* tests/host/data/make/* tracing/*.sh)
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
 	check-full test-fast unit-tests shellcheck host-tests upstream caught \

@@ -101,7 +101,7 @@ command_table() {
 	cat <<EOF
 run||--tests,--guest-cmd|lock|variant|tests|cmd_run|(the default) every stage: packages, source, patches, configure, build, initramfs, boot and test|./runner.sh --tests frozen_hazard_test
 deps|||lock|||cmd_deps|check the Debian packages, install the missing ones|./runner.sh deps --no-install
-kernel|||lock|||cmd_kernel|the stages up to the kernel build|./runner.sh kernel --baseline
+kernel|||lock|command||cmd_kernel|the stages up to the kernel build|./runner.sh kernel --baseline
 initramfs|||lock|||cmd_initramfs|build the guest's initramfs only|./runner.sh initramfs
 boot||--tests,--guest-cmd|lock|variant|tests|cmd_boot|boot the built kernel and run the tests|./runner.sh boot --tests plumbing.sh
 shell|||lock|command|$GUEST_TIMEOUT|cmd_shell|boot the built kernel to an interactive shell|./runner.sh shell

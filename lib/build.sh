@@ -70,9 +70,14 @@ configure_kernel() {
 		say "    $build/.config up to date"
 		return
 	fi
-	if ! { make -C "$tree" O="$build" allnoconfig &&
-		"$tree/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" &&
-		make -C "$tree" O="$build" olddefconfig; } > "$build/config.log" 2>&1; then
+	# in a process group of its own, which the trap stops: a signal is
+	# not handled while a foreground child runs
+	# shellcheck disable=SC2016 # expanded by the child shell
+	setsid -w bash -c 'make -C "$1" O="$2" allnoconfig &&
+		"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" "${@:3}" &&
+		make -C "$1" O="$2" olddefconfig' _ "$tree" "$build" "${fragments[@]}" \
+		> "$build/config.log" 2>&1 {LOCK_FD}>&- &
+	if ! wait_child "$!"; then
 		tail -n 30 "$build/config.log" >&2
 		die "$E_BUILD" "kernel configuration failed; log: $build/config.log"
 	fi

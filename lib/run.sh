@@ -77,7 +77,9 @@ cmd_deps() {
 }
 
 cmd_kernel() {
-	stages_to_kernel
+	prepare_results "$RESULTS"
+	log_to "$RESULTS/runner.log"
+	stages_to_kernel "$RESULTS"
 	stage_end
 }
 
