@@ -183,8 +183,10 @@ def run_report(results, checkout):
     if problems is None and 'tests' in verdict:
         problems = []
     build_id = ids(checkout)[1]
-    # a guest booted it: its tests were read, or it said its accelerator
-    if 'tests' in verdict or verdict.get('kernelrelease') or verdict.get('accel'):
+    # a guest booted it (its tests were read, or it said its accelerator),
+    # or the run passed (runner.sh kernel)
+    if ('tests' in verdict or verdict.get('kernelrelease') or verdict.get('accel') or
+            verdict.get('outcome') == 'passed'):
         build = 'PASS'
     else:
         build = 'FAIL' if verdict.get('outcome') == 'build-failed' else 'MISS'

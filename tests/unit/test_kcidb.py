@@ -98,6 +98,10 @@ class Kcidb(ScratchTest):
         data = self.report(results)
         self.assertEqual((data['builds'][0]['status'], data['tests']), ('PASS', []))
 
+    def test_a_kernel_built(self):
+        data = self.report(self.run_dir(None, 'passed', 0))
+        self.assertEqual((data['builds'][0]['status'], data['tests']), ('PASS', []))
+
     def test_the_kernels_own_suites(self):
         results = self.run_dir(None, 'passed', 0)
         shutil.copy(fixture('upstream', 'patched.tsv'), os.path.join(results, 'upstream.tsv'))
