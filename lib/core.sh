@@ -231,6 +231,9 @@ on_exit() {
 	local status=$? dir
 	trap - ERR INT TERM
 	EXITING=1
+	# An internal error anywhere, in a subshell whose caller went on too
+	# (a crashed verdict module in a pipeline), is the run's outcome.
+	! grep -qx "$E_INTERNAL" "$RUN_TMP/died" 2>/dev/null || status=$E_INTERNAL
 	stop_children
 	read_unread_ktap
 	# What each directory's run ran on; a matrix's sources record theirs.

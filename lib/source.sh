@@ -102,20 +102,15 @@ installed_version() {
 # other version of it that apt offers, and the newest of each of
 # OTHER_SOURCE_PACKAGES (mmfrozen.sources); --json for a CI matrix.
 cmd_sources() {
-	local installed status=0
+	local installed
 	installed=$(installed_version)
 	case "$installed" in
 	''|'(none)') die "$E_PACKAGES" "apt knows no version of $SOURCE_PACKAGE (apt-get update?)" ;;
 	esac
 	apt-cache madison "$SOURCE_PACKAGE" "${OTHER_SOURCE_PACKAGES[@]}" |
 		mmf_py sources --installed "$SOURCE_PACKAGE=$installed" --every "$SOURCE_PACKAGE" \
-			--newest "${OTHER_SOURCE_PACKAGES[@]}" ${JSON:+--json} || status=$?
-	case "$status" in
-	0) ;;
-	1) die "$E_PACKAGES" "apt offers no $SOURCE_PACKAGE (apt-get update?)" ;;
-	# a crash in the pipeline's subshell is the harness's, passed on
-	*) exit "$status" ;;
-	esac
+			--newest "${OTHER_SOURCE_PACKAGES[@]}" ${JSON:+--json} ||
+		die "$E_PACKAGES" "apt offers no $SOURCE_PACKAGE (apt-get update?)"
 }
 
 # source_id KIND LOCATOR COMMIT: what the base commit's tag records; a
