@@ -31,6 +31,7 @@ import xml.etree.ElementTree as ET
 
 from mmfrozen import kernel_log, ktap, series as series_check
 from mmfrozen.results import read_json, read_lines
+from mmfrozen.verdict import read_run
 
 # What XML 1.0 does not allow, which a serial console may hold.
 NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]')
@@ -119,12 +120,8 @@ def outcome_case(cases, status, outcome=None):
 
 def run_suites(results):
     """The suites of a run's results directory."""
-    verdict = read_json(os.path.join(results, 'verdict.json')) or {}
-    console = read_lines(os.path.join(results, 'console.log')) or []
-    problems = read_lines(os.path.join(results, 'kernel-problems.txt'))
-    if problems is None and 'tests' in verdict:
-        problems = []
-    suites = tests_suites(verdict, kernel_log.windows(console), problems)
+    verdict, windows, problems = read_run(results)
+    suites = tests_suites(verdict, windows, problems)
     suites += upstream_suites(os.path.join(results, 'upstream.tsv'))
     cases = [c for _, cs in suites for c in cs]
     return suites + [('run', [outcome_case(cases, verdict.get('exit'), verdict.get('outcome'))])]

@@ -33,6 +33,7 @@ import sys
 
 from mmfrozen import kernel_log, ktap, series as series_check
 from mmfrozen.results import read_json, read_lines, write_json
+from mmfrozen.verdict import read_run
 
 ORIGIN = 'mm_frozen'
 VERSION = {'major': 5, 'minor': 3}
@@ -177,11 +178,7 @@ def upstream_tests(build_id, lines):
 
 def run_report(results, checkout):
     """The build and tests of a run's results directory."""
-    verdict = read_json(os.path.join(results, 'verdict.json')) or {}
-    console = read_lines(os.path.join(results, 'console.log')) or []
-    problems = read_lines(os.path.join(results, 'kernel-problems.txt'))
-    if problems is None and 'tests' in verdict:
-        problems = []
+    verdict, windows, problems = read_run(results)
     build_id = ids(checkout)[1]
     # a guest booted it (its tests were read, or it said its accelerator),
     # or the run passed (runner.sh kernel)
@@ -192,7 +189,7 @@ def run_report(results, checkout):
         build = 'FAIL' if verdict.get('outcome') == 'build-failed' else 'MISS'
     tests = []
     if ran_the_target(verdict):
-        tests = run_tests(build_id, verdict, kernel_log.windows(console), problems)
+        tests = run_tests(build_id, verdict, windows, problems)
     tests += upstream_tests(build_id, read_lines(os.path.join(results, 'upstream.tsv')))
     return [build_record(checkout, build)], tests
 

@@ -22,7 +22,7 @@ import argparse
 import os
 import sys
 
-from mmfrozen import ktap
+from mmfrozen import kernel_log, ktap
 from mmfrozen.results import read_json, read_lines, write_json
 
 
@@ -57,6 +57,20 @@ def read_accel(results):
     if not lines:
         return None
     return {'name': lines[0], 'reason': lines[1] if len(lines) > 1 else ''}
+
+
+def read_run(results):
+    """What RESULTS says of its run, for the reports: verdict.json ({}
+    before there is one), the test windows of the console's kernel log
+    ({TEST: lines}), and the kernel's problem lines (kernel-problems.txt;
+    [] when the tests were read and none were found; None when the log
+    was not checked)."""
+    verdict = read_json(os.path.join(results, 'verdict.json')) or {}
+    console = read_lines(os.path.join(results, 'console.log')) or []
+    problems = read_lines(os.path.join(results, 'kernel-problems.txt'))
+    if problems is None and 'tests' in verdict:
+        problems = []
+    return verdict, kernel_log.windows(console), problems
 
 
 def finished(verdict, variant, outcome, status, guest_status, accel=None):
