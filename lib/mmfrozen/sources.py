@@ -13,8 +13,8 @@ Usage: apt-cache madison PACKAGE... | python3 -m mmfrozen.sources
   candidate when apt has not installed it yet)
 Prints a --source SPEC a line, or with --json a list of objects, one a
 tree (spec, name, package, version), that a CI matrix reads as it is;
-"name" is the tree's directory under WORK/sources/ and fits in an
-artifact's or a cache key's name.  Exit status 1 when apt offers none of
+"name" is PACKAGE_VERSION in the characters a file, an artifact or a
+cache key may take ("installed" for the installed tree).  Exit status 1 when apt offers none of
 the packages.
 """
 
@@ -37,7 +37,7 @@ def madison(lines):
 
 
 def name_of(package, version):
-    """The tree's directory name, as runner.sh's resolve_source makes it."""
+    """PACKAGE_VERSION, what a file or artifact name may not hold made _."""
     return re.sub(r'[^A-Za-z0-9._+-]', '_', '%s_%s' % (package, version))
 
 
