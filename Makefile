@@ -70,7 +70,7 @@ check:
 	tests/check.sh $(RUNNER_FLAGS)
 
 check-full:
-	MMF_UPSTREAM=full MMF_SERIES_BISECT=1 tests/check.sh $(RUNNER_FLAGS)
+	MMF_UPSTREAM=full MMF_CHECK_FULL=1 tests/check.sh $(RUNNER_FLAGS)
 
 series:
 	$(RUNNER) $(RUNNER_FLAGS) series

@@ -13,8 +13,9 @@
 # page allocation no dearer than refcounted under -icount); then the
 # series check on trees where its verdict is known, and the whole job on
 # an older Debian 6.12 (MMF_OLDER_SOURCE); last, the reports those runs
-# wrote, against their schemas.  make check-full adds the bisect build of
-# every commit of the series (MMF_SERIES_BISECT=1).  Each step is one
+# wrote, against their schemas.  make check-full (MMF_CHECK_FULL=1) adds
+# the bisect build of every commit of the series and the tracing check's
+# retries, shown on a bpftrace that says it lost events.  Each step is one
 # result; the last line sums them up.  Options are passed to every
 # runner.sh call.
 #
@@ -58,8 +59,9 @@ step series-check tests/expect-series.sh "$@"
 step older-6.12 ./runner.sh "$@" --source "${MMF_OLDER_SOURCE:-linux-source-6.12=6.12.107-1~deb12u1}" \
 	series --no-bisect
 step reports tests/expect-reports.sh "$@"
-if [ "${MMF_SERIES_BISECT:-0}" = 1 ]; then
+if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step series-bisect ./runner.sh "$@" series --no-test
+	step tracing-retry tests/expect-retry.sh "$@"
 fi
 
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"
