@@ -37,7 +37,7 @@ readonly REQUIRED_PACKAGES=(
 # the kernel's own suites.
 readonly BOOT_ALLOWANCE=300 GUEST_TIMEOUT=1200 UPSTREAM_TIMEOUT=2400
 
-readonly VARIANTS='patched baseline noknob bench' ACCELS='auto tcg kvm icount'
+readonly VARIANTS='patched baseline noknob bench kasan' ACCELS='auto tcg kvm icount'
 
 # Kernel log lines that fail a run: one extended regular expression a line,
 # shared with the tests (selftests/mm-frozen/mm_frozen.h).
@@ -62,7 +62,7 @@ option_table() {
 	cat <<EOF
 --source|SPEC|SOURCE_SPEC|the tree to apply the series to [default "installed", the installed $SOURCE_PACKAGE]: linux-source-X[=VERSION] (apt-get download, never installed), a tarball, or PATH@REF of a git repository (a shared clone, the repository not written to); trees, builds and results of its own in WORK/sources/NAME
 --baseline||VARIANT=baseline|the unpatched tree (a worktree and build directory of its own); same as --variant baseline
---variant|NAME|VARIANT|patched (default), baseline, noknob (patched with CONFIG_DEBUG_FROZEN_PAGES=n) or bench (patched without DEBUG_VM and DEBUG_PAGE_REF), each built in a directory of its own
+--variant|NAME|VARIANT|patched (default), baseline, noknob (patched with CONFIG_DEBUG_FROZEN_PAGES=n), bench (patched without DEBUG_VM and DEBUG_PAGE_REF) or kasan (patched with generic KASAN, kmemleak and page_owner), each built in a directory of its own
 --drop|PATCH|DROP_ARGS+|the patched series without PATCH (a file name of patches/series, or its number: 0014); may be repeated; its own worktree, build and results, named drop-NUMBER
 --patches|DIR|PATCHES|a patch directory with a "series" file [\$MMF_PATCHES, default patches/ of this repository]
 --work|DIR|WORK|the work directory [\$MMF_WORK, default \${XDG_CACHE_HOME:-~/.cache}/mm-frozen]
