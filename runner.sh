@@ -22,20 +22,24 @@ readonly BASE_TAG=mm-frozen-base
 readonly PATCHED_BRANCH=mm-frozen
 readonly GIT_IDENT=(-c user.name=mm-frozen-runner -c user.email=mm-frozen@localhost)
 
-# The last line: what some of the kernel's mm selftests link with, what
+# Installed without what they recommend, so every package used is here.
+# The fifth line: what some of the kernel's mm selftests link with, what
 # draws the bench's plot, and what check the JUnit and KCIDB reports
-# against their schemas.
+# against their schemas; the last, the guest's insmod and modprobe (the
+# guest runs the host's root), the host tests' pgrep and ps, and what
+# finds libtraceevent for the mm-frozen programs.
 readonly REQUIRED_PACKAGES=(
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
 	libtraceevent-dev libtracefs-dev shellcheck ccache jq python3
 	libnuma-dev libcap-dev patch gnuplot-nox libxml2-utils python3-jsonschema
+	kmod procps pkg-config
 )
 
 # Seconds: a TCG guest's boot and setup, in the tests' time; the time of
 # a guest command of one's own (exec, shell, --guest-cmd); the time of
 # the kernel's own suites.
-readonly BOOT_ALLOWANCE=300 GUEST_TIMEOUT=1200 UPSTREAM_TIMEOUT=2400
+readonly BOOT_ALLOWANCE=30 GUEST_TIMEOUT=1200 UPSTREAM_TIMEOUT=2400
 
 readonly VARIANTS='patched baseline noknob bench kasan' ACCELS='auto tcg kvm icount'
 
@@ -69,7 +73,8 @@ option_table() {
 --results|DIR|RESULTS|the results directory [\$MMF_RESULTS, default the command's, below WORK/results]
 --jobs|N|JOBS|parallel build jobs [default: nproc]
 --accel|MODE|ACCEL|auto, tcg, kvm or icount [\$MMF_ACCEL, default auto: KVM only if a probe boot under KVM finishes, else TCG; icount: one-thread TCG whose clock counts instructions]
---timeout|SEC|TIMEOUT|kill the guest after SEC seconds [\$MMF_TIMEOUT, default the command's: for the tests $BOOT_ALLOWANCE plus each program's kselftest timeout (x10 under TCG)]
+--timeout|SEC|TIMEOUT|kill the guest after SEC seconds [\$MMF_TIMEOUT, default the command's: for the tests the boot timeout plus each program's kselftest timeout (x10 under TCG)]
+--boot-timeout|SEC|BOOT_TIMEOUT|stop the guest if its test entry has not started SEC seconds after qemu did [\$MMF_BOOT_TIMEOUT, default $BOOT_ALLOWANCE (x10 under TCG)]
 --dry-run||DRY_RUN=1|check the command line and say what it leads to (the command, source, variant, work and results directories), then stop: nothing run, nothing written
 --no-install||NO_INSTALL=1|report missing packages instead of installing them
 --no-wait||NO_WAIT=1|fail at once if another run holds the work directory (default: wait for it, saying for whom)
@@ -109,9 +114,9 @@ exec|-- CMD...||lock,quiet|command|$GUEST_TIMEOUT|cmd_exec|run CMD in the guest 
 upstream|[SUITE...]||lock|command|$UPSTREAM_TIMEOUT|cmd_upstream|the kernel's own suites (KUnit slub_kunit, mm selftests by run_vmtests.sh category; "full" adds the slow ones) into upstream.tsv|./runner.sh upstream kunit:slub_test mm:cow
 upstream-compare||||||cmd_upstream_compare|upstream.tsv beside the baseline's; exit $E_TESTS if a test passes on the baseline and fails or is missing here|./runner.sh upstream-compare
 series||--no-bisect,--no-test,--tests,--guest-cmd|lock|command|tests|cmd_series|the series check: how each patch applies, checkpatch.pl --strict, every commit built with the warnings it adds, a table and series.json; then the run on the tip|./runner.sh series --source linux-source-6.12=6.12.107-1~deb12u1
-matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge||matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs|./runner.sh matrix installed linux-source-6.1 --no-test
+matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
-bench|[quick]|||bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount|./runner.sh bench quick
+bench|[quick]||lock|bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount|./runner.sh bench quick
 summary||||||cmd_summary|pages and refcount atomics per path, patched beside baseline, from the last runs|./runner.sh summary
 check-log|FILE|||||cmd_check_log|the kernel problems in a console or dmesg log; exit $E_KERNEL if there are some|./runner.sh check-log console.log
 where|[NAME]|||variant||cmd_where|the paths the options lead to: work, source, tree, build, results; or the one NAME|./runner.sh where build --baseline
@@ -212,7 +217,7 @@ cmd_help() { # cmd_help [markdown]
 # some defaults.
 SOURCE_SPEC='' VARIANT=patched PATCHES=${MMF_PATCHES:-$MMF_ROOT/patches}
 WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen} RESULTS=${MMF_RESULTS:-}
-JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-}
+JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-} BOOT_TIMEOUT=${MMF_BOOT_TIMEOUT:-}
 NO_INSTALL=0 NO_WAIT=0 DRY_RUN=0 GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
 BISECT=1 RUN_TESTS=1 JSON='' MERGE=0
 TESTS=() DROP_ARGS=() COMMAND='' ARGS=() QUIET=0
@@ -298,6 +303,7 @@ check_options() {
 	[[ " $ACCELS " == *" $ACCEL "* ]] || usage_error "--accel must be one of: $ACCELS"
 	[[ " $VARIANTS " == *" $VARIANT "* ]] || usage_error "--variant must be one of: $VARIANTS"
 	[[ $TIMEOUT =~ ^[0-9]*$ ]] || usage_error "--timeout needs a number of seconds"
+	[[ $BOOT_TIMEOUT =~ ^([1-9][0-9]*)?$ ]] || usage_error "--boot-timeout needs a positive number of seconds"
 	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs needs a positive number"
 	[ ${#DROP_ARGS[@]} = 0 ] || [ "$VARIANT" = patched ] ||
 		usage_error "--drop applies to the patched series, not to --variant $VARIANT"
@@ -348,7 +354,7 @@ resolve_run() {
 	[ -n "$TIMEOUT" ] || [ "$(command_field "$COMMAND" 6)" = tests ] ||
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
-	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT NO_INSTALL \
+	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
 		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
 		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED BUILD KSELFTEST_DIR QUIET
@@ -368,7 +374,10 @@ main() {
 			"${ARGS[*]:+ ${ARGS[*]}}" "$SOURCE_LABEL" "$VARIANT" "$WORK" "${RESULTS:-(none)}"
 		return
 	fi
-	[[ ,$(command_field "$COMMAND" 4), != *,lock,* ]] || lock_work "$WORK" "$COMMAND"
+	# matrix --merge reads results directories only: no work directory
+	if [[ ,$(command_field "$COMMAND" 4), == *,lock,* ]] && [ "$MERGE" = 0 ]; then
+		lock_work "$WORK" "$COMMAND"
+	fi
 	"$(command_field "$COMMAND" 7)" "${ARGS[@]}"
 }
 

@@ -67,13 +67,13 @@ configure_kernel() {
 		say "    $build/.config up to date"
 		return
 	fi
-	# in a process group of its own, which the trap stops: a signal is
-	# not handled while a foreground child runs
+	# in the background, in a group that goes with the runner: a signal
+	# is not handled while a foreground child runs
 	# shellcheck disable=SC2016 # expanded by the child shell
-	setsid -w bash -c 'make -C "$1" O="$2" allnoconfig &&
+	"${GUARDED[@]}" bash -c 'make -C "$1" O="$2" allnoconfig &&
 		"$1/scripts/kconfig/merge_config.sh" -m -O "$2" "$2/.config" "${@:3}" &&
 		make -C "$1" O="$2" olddefconfig' _ "$tree" "$build" "${fragments[@]}" \
-		> "$build/config.log" 2>&1 {LOCK_FD}>&- &
+		> "$build/config.log" 2>&1 &
 	if ! wait_child "$!"; then
 		tail -n 30 "$build/config.log" >&2
 		die "$E_BUILD" "kernel configuration failed; log: $build/config.log"
@@ -110,12 +110,12 @@ kernel_release() { # kernel_release TREE BUILD
 # make_logged LOG TREE BUILD TARGET...: kernel_make with its output in LOG
 # and, each minute, the number of objects compiled so far (a long build
 # shows it is alive); returns make's status.  The build runs in a process
-# group of its own (setsid), which an interrupted run stops whole.
+# group of its own that goes with the runner (GUARDED).
 make_logged() {
 	local log=$1 pid
 	local -a cmd
 	mapfile -t cmd < <(kernel_make_command "${@:2}")
-	setsid -w "${cmd[@]}" > "$log" 2>&1 {LOCK_FD}>&- &
+	"${GUARDED[@]}" "${cmd[@]}" > "$log" 2>&1 &
 	pid=$!
 	track_child "$pid"
 	while ! wait_for "$pid" 60; do

@@ -25,7 +25,7 @@ $E_USAGE|usage-error|bad option or argument; nothing changed
 $E_PACKAGES|missing-packages|Debian packages missing, and not root or --no-install
 $E_PATCH|patch-does-not-apply|a patch does not apply: the patch, files and hunks named
 $E_BUILD|build-failed|configure or build failed: the log's last lines shown
-$E_HANG|guest-timeout|the guest did not finish in time: killed, its last console lines shown
+$E_HANG|guest-timeout|the guest did not start its tests within the boot timeout, or did not finish in time: stopped, its last console lines shown
 $E_KERNEL|kernel-problem|a panic, Oops, BUG, WARNING, stall... in the guest's kernel log, the lines shown
 $E_SERIES|series-adds-warnings|(series) a patch adds compiler warnings or checkpatch errors
 $E_INTERNAL|internal-error|anything unanticipated: the failing command and its line shown
@@ -81,9 +81,12 @@ mmf_py() {
 	return "$status"
 }
 
-# log_to FILE: everything printed from here on goes to FILE as well.
+# log_to FILE: everything printed from here on goes to FILE as well.  The
+# tee is in the runner's process group, which Ctrl-C signals whole: it
+# ignores SIGINT and SIGTERM, and ends when the runner does, so that the
+# runner's last words reach the screen and FILE.
 log_to() {
-	exec > >(tee -a "$1") 2>&1
+	exec > >(trap '' INT TERM; exec tee -a "$1") 2>&1
 }
 
 STAGE_NO=0 STAGE_NAME='' STAGE_T0='' STAGES_FILE=''
@@ -139,6 +142,16 @@ on_err() {
 # stops whole.
 CHILD_GROUPS=()
 
+# GUARDED CMD...: CMD in a process group of its own that goes with the
+# runner.  setsid makes the group; setpriv has the kernel send its guard
+# SIGTERM when the runner dies, even by SIGKILL, which no trap sees
+# (PR_SET_PDEATHSIG), and the guard passes it on to the whole group, once.
+# The children keep the lock's descriptor: the work directory stays
+# locked until the last of them has ended.
+# shellcheck disable=SC2016,SC2034 # expanded by the guard's shell; used in build.sh
+GUARDED=(setsid -w setpriv --pdeathsig TERM
+	bash -c 'trap "trap - TERM; kill -TERM 0" TERM; "$@" & wait "$!"' guard)
+
 track_child() { # track_child PID: a child in a group of its own, for the trap
 	CHILD_GROUPS=("$1")
 }
@@ -172,14 +185,24 @@ wait_for_group() { # wait_for_group PGID SECONDS: true once it is gone
 	return 1
 }
 
+# running_child PID: PID is a child of this shell that has not exited.
+# Bash reaps a child as soon as it exits, and the kernel may then give its
+# pid, and its process group's id, to a process of another run: a child
+# that "jobs -r" no longer lists is never signalled.
+running_child() {
+	jobs -rp | grep -q -x -- "$1"
+}
+
 # shellcheck disable=SC2317
 stop_children() { # TERM to each group, KILL to what is left after 10 s
 	local pgid
 	for pgid in "${CHILD_GROUPS[@]}"; do
+		running_child "$pgid" || continue
 		# the leader alone, if it has not made its group yet
 		kill -TERM -- "-$pgid" 2>/dev/null || kill -TERM "$pgid" 2>/dev/null || true
 	done
 	for pgid in "${CHILD_GROUPS[@]}"; do
+		running_child "$pgid" || continue
 		wait_for_group "$pgid" 10 || kill -KILL -- "-$pgid" 2>/dev/null || true
 	done
 	CHILD_GROUPS=()
@@ -264,9 +287,8 @@ core_init() {
 	RUN_T0=$(now)
 	RUN_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mm-frozen-run.XXXXXX")
 	export TMPDIR=$RUN_TMP
-	# The lock's descriptor; until lock_work takes the lock, one that
-	# children close all the same ({LOCK_FD}>&-), so that a build or a
-	# guest left by a killed run never holds it.
+	# The lock's descriptor, which the build and the guest inherit
+	# (GUARDED); until lock_work takes the lock, /dev/null.
 	exec {LOCK_FD}< /dev/null
 	set -E
 	trap 'on_err "$LINENO" "$BASH_COMMAND"' ERR
@@ -279,11 +301,21 @@ core_init() {
 
 # lock_work DIR WHAT: one run per work directory: a second one waits,
 # saying for whom, or with --no-wait fails at once.  The kernel drops
-# the lock of a run that was killed.
+# the lock of a run that was killed.  The runners that a run starts
+# (bench's, matrix's) inherit its lock's descriptor, MMF_LOCK_FD: the same
+# open lock, which flock grants them at once, so that no other run gets in
+# between them.
 lock_work() {
 	local holder
 	mkdir -p "$1"
+	if [ -n "${MMF_LOCK_FD:-}" ] &&
+		[ "$(readlink "/proc/self/fd/$MMF_LOCK_FD")" = "$(readlink -f "$1/.lock")" ]; then
+		LOCK_FD=$MMF_LOCK_FD
+		flock -n "$LOCK_FD" || die "$E_INTERNAL" "the lock inherited from the parent run is not held"
+		return
+	fi
 	exec {LOCK_FD}>> "$1/.lock"
+	export MMF_LOCK_FD=$LOCK_FD
 	if ! flock -n "$LOCK_FD"; then
 		holder=$(head -n 1 "$1/.lock" 2>/dev/null)
 		[ "$NO_WAIT" = 0 ] || die "$E_BUSY" "$1 is in use by ${holder:-another runner.sh}"

@@ -87,8 +87,14 @@ guest_command() {
 	printf '%s\n' "$GUEST_CMD" "${TESTS[@]}"
 }
 
-# guest_timeout ACCEL: the whole guest's time for the tests: a boot's
-# allowance, and the kselftest timeout of each program it runs
+# boot_timeout ACCEL: the seconds qemu has to reach the guest's test
+# entry: --boot-timeout, or BOOT_ALLOWANCE scaled like the tests'.
+boot_timeout() {
+	echo "${BOOT_TIMEOUT:-$((BOOT_ALLOWANCE * $(timeout_scale "$1")))}"
+}
+
+# guest_timeout ACCEL: the whole guest's time for the tests: its boot
+# timeout, and the kselftest timeout of each program it runs
 # (settings, times the TCG scale), so that kselftest kills a test that
 # overruns (a "# TIMEOUT" result, the next program runs) long before the
 # guest is killed.  A guest command of one's own (--guest-cmd) gets
@@ -102,7 +108,7 @@ guest_timeout() {
 	per=$(sed -n 's/^timeout=//p' "$MMF_ROOT/selftests/mm-frozen/settings")
 	per=$((per * $(timeout_scale "$1")))
 	[ "$n" -gt 0 ] || n=$(grep -c . "$KSELFTEST_DIR/kselftest-list.txt")
-	echo $((BOOT_ALLOWANCE + n * per))
+	echo $(($(boot_timeout "$1") + n * per))
 }
 
 # write_guest_cmd RESULTS ACCEL CMD...: the script stage2.sh runs in the
@@ -134,17 +140,39 @@ show_guest_output() {
 	fi
 }
 
+# What stage2.sh prints as the guest's test entry starts.
+GUEST_READY='mm-frozen: guest ready, running '
+
+# wait_guest PID CONSOLE BOOT-TIMEOUT: waits for qemu, started under
+# timeout (PID, in a group of its own), and returns its status; stops it
+# and returns 125 if CONSOLE has no GUEST_READY line BOOT-TIMEOUT seconds
+# after it started.
+wait_guest() {
+	local pid=$1 console=$2 deadline=$((SECONDS + $3)) stopped='' rc=0
+	track_child "$pid"
+	while running_child "$pid" && ! grep -q -F "$GUEST_READY" "$console" 2>/dev/null; do
+		if [ "$SECONDS" -ge "$deadline" ]; then
+			kill -TERM -- "-$pid" 2>/dev/null || true
+			stopped=125
+			break
+		fi
+		sleep 1
+	done
+	wait_child "$pid" || rc=$?
+	return "${stopped:-$rc}"
+}
+
 show_last_console_lines() { # show_last_console_lines RESULTS
 	printf '    --- last console lines (%s) ---\n' "$1/console.log" >&2
 	tail -n 25 "$1/console.log" 2>/dev/null | indent >&2
 }
 
-# run_qemu RESULTS ACCEL MODE TIMEOUT: boots the built kernel with the
-# host's root and the results share; MODE is "batch" (console to
-# console.log, kernel lines hidden on screen) or "shell" (console on this
-# terminal).
+# run_qemu RESULTS ACCEL MODE TIMEOUT BOOT-TIMEOUT: boots the built
+# kernel with the host's root and the results share; MODE is "batch"
+# (console to console.log, kernel lines hidden on screen) or "shell"
+# (console on this terminal).
 run_qemu() {
-	local results=$1 accel=$2 mode=$3 timeout=$4 rc=0 pid reader
+	local results=$1 accel=$2 mode=$3 timeout=$4 boot=$5 rc=0 pid reader
 	local -a args
 	case "$results$MMF_ROOT" in
 	*[[:space:]]*) die "$E_USAGE" "paths on the guest's command line must not" \
@@ -169,17 +197,24 @@ run_qemu() {
 		return
 	fi
 	# timeout puts itself and qemu in a process group of its own, which
-	# the trap stops whole.  The console goes through a FIFO, whose reader
-	# is waited for: all of it is shown before the runner goes on.
+	# the trap stops whole; if the runner dies by SIGKILL, the kernel sends
+	# timeout SIGTERM (setpriv), which it passes on to qemu.  The console
+	# goes through a FIFO, whose reader is waited for: all of it is shown
+	# before the runner goes on.
 	mkfifo "$RUN_TMP/console"
 	show_guest_output < "$RUN_TMP/console" &
 	reader=$!
-	timeout -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" < /dev/null \
-		2> "$results/qemu.log" > "$RUN_TMP/console" {LOCK_FD}>&- &
+	setpriv --pdeathsig TERM timeout -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" \
+		< /dev/null 2> "$results/qemu.log" > "$RUN_TMP/console" &
 	pid=$!
-	wait_child "$pid" || rc=$?
+	wait_guest "$pid" "$results/console.log" "$boot" || rc=$?
 	wait "$reader" || true
 	rm -f "$RUN_TMP/console"
+	if [ "$rc" = 125 ]; then
+		show_last_console_lines "$results"
+		die "$E_HANG" "the guest did not start its test entry within ${boot}s" \
+			"(--boot-timeout) and was stopped"
+	fi
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		show_last_console_lines "$results"
 		die "$E_HANG" "the guest did not finish within ${timeout}s and was killed"
@@ -203,7 +238,8 @@ boot_guest() {
 	printf '%s\n%s\n' "$accel" "$reason" > "$results/accel"
 	say "    accelerator: $accel ($reason)"
 	write_guest_cmd "$results" "$accel" "${@:3}"
-	run_qemu "$results" "$accel" "$mode" "${TIMEOUT:-$(guest_timeout "$accel")}"
+	run_qemu "$results" "$accel" "$mode" "${TIMEOUT:-$(guest_timeout "$accel")}" \
+		"$(boot_timeout "$accel")"
 }
 
 # ---------------------------------------------------------------- what it left

@@ -7,7 +7,8 @@
 # of it.
 
 # check_packages LOG-DIR: the Debian packages the harness needs, installed
-# with apt-get when missing (as root, without --no-install).
+# with apt-get when missing (as root, without --no-install), and nothing
+# they merely recommend: what the harness uses is on the list itself.
 check_packages() {
 	local log_dir=$1 missing=() pkg
 	for pkg in "${REQUIRED_PACKAGES[@]}"; do
@@ -26,7 +27,8 @@ check_packages() {
 	mkdir -p "$log_dir"
 	say "    installing with apt-get (log: $log_dir/apt.log)"
 	if ! { apt-get update &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"; } \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+			"${missing[@]}"; } \
 		> "$log_dir/apt.log" 2>&1; then
 		tail -n 20 "$log_dir/apt.log" >&2
 		die "$E_PACKAGES" "apt-get could not install: ${missing[*]}"

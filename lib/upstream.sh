@@ -2,25 +2,12 @@
 # shellcheck shell=bash
 #
 # upstream.sh - the kernel's own suites (KUnit's slub_kunit, the mm
-# selftests by run_vmtests.sh category) in the guest, and their results
-# beside the baseline's (mmfrozen.upstream).
-
-# add_outside_result RESULTS: the guest wrote upstream.tsv; one more
-# result says whether the kernel logged problems outside every suite's
-# window.
-add_outside_result() {
-	local outside
-	outside=$(kernel_problems --outside "$1/console.log" "$1/guest/dmesg.txt" | wc -l)
-	if [ "$outside" = 0 ]; then
-		printf '(kernel log outside the suites)\tpass\t\n'
-	else
-		printf '(kernel log outside the suites)\tfail\t%s problem line(s)\n' "$outside"
-	fi >> "$1/upstream.tsv"
-}
+# selftests by run_vmtests.sh category) in the guest, judged on the host
+# (mmfrozen.upstream collect), and their results beside the baseline's.
 
 # cmd_upstream [SUITE...]: the suites upstream.sh knows, or those named.
 cmd_upstream() {
-	local tsv="$RESULTS/upstream.tsv"
+	local tsv="$RESULTS/upstream.tsv" problems
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
 	say "mm-frozen: the kernel's own suites on $SOURCE_LABEL, variant $VARIANT, results $RESULTS"
@@ -34,7 +21,9 @@ cmd_upstream() {
 	boot_guest "$RESULTS" batch "$MMF_ROOT/guest-init/upstream.sh" "$@"
 	stage "Read the results"
 	guest_status "$RESULTS" > /dev/null
-	add_outside_result "$RESULTS"
+	problems=$(mmf_py upstream collect --patterns "$KERNEL_PROBLEMS_FILE" "$RESULTS") ||
+		die "$E_INTERNAL" "cannot read the suites' results in $RESULTS/upstream"
+	[ -z "$problems" ] || indent <<< "$problems"
 	if grep -q -P '\tfail\t' "$tsv"; then
 		say "    failed:"
 		grep -P '\tfail\t' "$tsv" | sed 's/^/      /'

@@ -29,7 +29,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-from mmfrozen import kernel_log, ktap, series as series_check
+from mmfrozen import kernel_log, ktap, series as series_check, upstream
 from mmfrozen.results import read_json, read_lines
 from mmfrozen.verdict import read_run
 
@@ -131,8 +131,7 @@ def upstream_suites(path):
     """A suite per upstream suite of upstream.tsv: "mm:cow:cow" is the
     testcase "cow" of the suite mm:cow."""
     suites = {}
-    for line in read_lines(path) or []:
-        test, status, note = (line.split('\t') + ['', ''])[:3]
+    for test, status, note in upstream.read_results(path):
         suite, _, case = test.partition(':')
         category, _, case = case.partition(':')
         name = '%s:%s' % (suite, category)

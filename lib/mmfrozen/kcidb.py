@@ -31,8 +31,8 @@ import os
 import re
 import sys
 
-from mmfrozen import kernel_log, ktap, series as series_check
-from mmfrozen.results import read_json, read_lines, write_json
+from mmfrozen import kernel_log, ktap, series as series_check, upstream
+from mmfrozen.results import read_json, write_json
 from mmfrozen.verdict import read_run
 
 ORIGIN = 'mm_frozen'
@@ -167,17 +167,14 @@ def upstream_path(test):
     return path_of(['kselftest', fields[0]] + fields[2:])
 
 
-def upstream_tests(build_id, lines):
-    records = []
-    for line in lines or []:
-        test, status = (line.split('\t') + [''])[:2]
-        records.append(test_record(build_id, upstream_path(test),
-                                   UPSTREAM_STATUS.get(status, 'ERROR')))
-    return records
+def upstream_tests(build_id, path):
+    """A test record per line of the upstream.tsv at PATH."""
+    return [test_record(build_id, upstream_path(test), UPSTREAM_STATUS.get(status, 'ERROR'))
+            for test, status, _ in upstream.read_results(path)]
 
 
 def run_report(results, checkout):
-    """The build and tests of a run's results directory."""
+    """The checkout, build and tests of a run's results directory."""
     verdict, windows, problems = read_run(results)
     build_id = ids(checkout)[1]
     # a guest booted it (its tests were read, or it said its accelerator),
@@ -190,8 +187,9 @@ def run_report(results, checkout):
     tests = []
     if ran_the_target(verdict):
         tests = run_tests(build_id, verdict, windows, problems)
-    tests += upstream_tests(build_id, read_lines(os.path.join(results, 'upstream.tsv')))
-    return [build_record(checkout, build)], tests
+    tests += upstream_tests(build_id, os.path.join(results, 'upstream.tsv'))
+    valid = verdict.get('outcome') != 'patch-does-not-apply'
+    return [checkout_record(checkout, valid)], [build_record(checkout, build)], tests
 
 
 def series_build_status(series, tip_builds):
@@ -214,7 +212,7 @@ def series_report(series, results=None):
     builds, tests = [], []
     tip = results and os.path.join(results, 'tip')
     if tip and os.path.isdir(tip):
-        builds, tests = run_report(tip, checkout)
+        _, builds, tests = run_report(tip, checkout)
     elif series.get('tests'):
         build_id = ids(checkout)[1]
         tests = run_tests(build_id, series['tests'], {}, None)
@@ -236,10 +234,7 @@ def report(results):
         checkout = read_json(os.path.join(results, 'checkout.json'))
         if checkout is None:
             return data
-        verdict = read_json(os.path.join(results, 'verdict.json')) or {}
-        builds, tests = run_report(results, checkout)
-        parts = [([checkout_record(checkout, verdict.get('outcome') != 'patch-does-not-apply')],
-                  builds, tests)]
+        parts = [run_report(results, checkout)]
     for checkouts, builds, tests in parts:
         data['checkouts'] += checkouts
         data['builds'] += builds

@@ -73,9 +73,11 @@ class Window:
                                     self.seen, where))
 
 
-def problems(lines, patterns):
-    """The problem lines of one log, in order."""
-    found = []
+def located_problems(lines, patterns):
+    """(TEST, LINE, SUFFIX) of each problem line of one log, in order:
+    TEST the window it is in ('' outside every window), SUFFIX what names
+    the window after a kernel line (a declared report's count names it in
+    its own words)."""
     window = Window('')
     ts = ''
     for line in lines:
@@ -91,14 +93,20 @@ def problems(lines, patterns):
             window.declare(int(expect.group(1)), expect.group(2))
             continue
         if text.startswith(END):
-            found += filter(None, [window.check(ts)])
+            if miscount := window.check(ts):
+                yield window.name, miscount, ''
             window = Window('')
             continue
         if patterns.search(text) and not window.accepts(text):
-            found.append(ts + ' ' + text +
-                         (DURING % window.name if window.name else ''))
-    found += filter(None, [window.check(ts, ' (the log ends in the test)')])
-    return found
+            yield (window.name, ts + ' ' + text,
+                   DURING % window.name if window.name else '')
+    if miscount := window.check(ts, ' (the log ends in the test)'):
+        yield window.name, miscount, ''
+
+
+def problems(lines, patterns):
+    """The problem lines of one log, in order, each in a window named."""
+    return [line + suffix for _, line, suffix in located_problems(lines, patterns)]
 
 
 def windows(lines):
@@ -120,17 +128,34 @@ def windows(lines):
     return found
 
 
-def log_problems(paths, patterns, outside=False):
-    """The problem lines of the logs at PATHS, each once; a log that is
-    not there (a guest that wrote no dmesg) has none."""
+def read_logs(paths, patterns):
+    """{(TEST, LINE, SUFFIX): None} of the problems of the logs at PATHS, in
+    order, each once (a console log and a dmesg hold the same lines); a
+    log that is not there (a guest that wrote no dmesg) has none."""
     seen = {}
     for path in paths:
         if not os.path.isfile(path):
             continue
         with open(path, errors='replace') as f:
-            for line in problems(f, patterns):
-                seen.setdefault(line, None)
-    return [l for l in seen if not (outside and '  [during test ' in l)]
+            for found in located_problems(f, patterns):
+                seen.setdefault(found, None)
+    return seen
+
+
+def log_problems(paths, patterns, outside=False):
+    """The problem lines of the logs at PATHS, each in a window named;
+    OUTSIDE: only those outside every window."""
+    return [line + suffix for test, line, suffix in read_logs(paths, patterns)
+            if not (outside and test)]
+
+
+def window_problems(paths, patterns):
+    """{TEST: [its problem lines]} of the logs at PATHS, '' the lines
+    outside every window."""
+    found = {}
+    for test, line, _ in read_logs(paths, patterns):
+        found.setdefault(test, []).append(line)
+    return found
 
 
 def main(argv=None):

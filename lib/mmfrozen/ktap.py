@@ -7,7 +7,10 @@ a level, the kselftest runner's wrapping of each program's output), plans,
 "# Subtest:" headers, and the directives SKIP, TODO, XFAIL and TIMEOUT.
 Lines that are not KTAP (a console's kernel lines, a tool's output) are
 kept as diagnostics of the test they came in, and a kernel timestamp
-("[   12.345678] ") in front of a line is dropped first.
+("[   12.345678] ") in front of a line is dropped first.  As in kunit_tool,
+the diagnostics of a level between two of its results belong to the
+second too: KUnit prints a suite's totals after its cases, kselftest's
+runner a program's name before its output.
 
 What kselftest's own runner does not say, this parser does: a test whose
 results stop before its plan says (the kernel panicked, the guest was
@@ -53,6 +56,7 @@ class Test:
         self.plan = None
         self.subtests = []
         self.log = []
+        self.pending = []       # a group's lines since its last result
         self.errors = []
 
     def to_dict(self):
@@ -137,7 +141,11 @@ class Parser:
         if m:
             child = self.stack.pop() if self.top().depth == depth + 1 else None
             self.open_to(depth)
-            self.top().subtests.append(self.result(depth, m, child))
+            parent = self.top()
+            test = self.result(depth, m, child)
+            test.log = test.log + parent.pending
+            parent.pending = []
+            parent.subtests.append(test)
             return
         self.open_to(depth)
         if PLAN.match(text):
@@ -156,6 +164,7 @@ class Parser:
                 target = group
                 break
         target.log.append(text)
+        target.pending.append(text)
 
     @staticmethod
     def result(depth, m, group):

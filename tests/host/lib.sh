@@ -5,8 +5,9 @@
 # Each test runs runner.sh with a private results directory and checks its
 # exit status, its messages and its verdict.json; a failed check prints
 # what it saw, the output of the runner it checked, and exits 1.  A test
-# that boots a guest says so on a line "# needs: kernel" (run.sh --fast
-# leaves it out).
+# that boots the kernel says so on a line "# needs: kernel" (run.sh --fast
+# leaves it out); one that runs with the stand-in guest too, "# guest:
+# stand-in or kernel" (see HOST_GUEST below).
 #
 # Whatever the end of a test, the one trap below stops what it started:
 # each runner's process group, and every qemu whose results are in the
@@ -18,28 +19,36 @@ RUNNER="$MMF_ROOT/runner.sh"
 TMP=$(mktemp -d)
 STARTED=()
 
-# still_running: a runner the test started, or a qemu of its results, runs.
-# shellcheck disable=SC2317 # stop_started, still_running: called by the trap
-still_running() {
+# running_started: the runners this test started that still run.  Bash
+# reaps a runner as soon as it exits, and the kernel may then give its pid
+# and process group id to another run's process: a runner that "jobs -r"
+# no longer lists is never signalled.
+# shellcheck disable=SC2317 # running_started, still_running, stop_started: called by the trap
+running_started() {
 	local pid
 	for pid in "${STARTED[@]}"; do
-		! kill -0 -- "-$pid" 2>/dev/null || return 0
+		! jobs -rp | grep -q -x -- "$pid" || echo "$pid"
 	done
-	pgrep -f -- "MMF_RESULTS=$TMP/" > /dev/null
 }
 
-# shellcheck disable=SC2317
+# still_running: a runner the test started, or a qemu of its results, runs.
+still_running() {
+	[ -n "$(running_started)" ] || pgrep -f -- "MMF_RESULTS=$TMP/" > /dev/null
+}
+
 stop_started() {
 	local pid i
-	for pid in "${STARTED[@]}"; do
+	for pid in $(running_started); do
 		kill -TERM -- "-$pid" 2>/dev/null || true
 	done
+	# the guest of a runner killed with SIGKILL, in a group of its own
+	pkill -TERM -f -- "MMF_RESULTS=$TMP/" || true
 	# each runner stops its guest (SIGKILL after 10 s) and writes its verdict
 	for ((i = 0; i < 150; i++)); do
 		still_running || break
 		sleep 0.1
 	done
-	for pid in "${STARTED[@]}"; do
+	for pid in $(running_started); do
 		kill -KILL -- "-$pid" 2>/dev/null || true
 	done
 	pkill -KILL -f -- "MMF_RESULTS=$TMP/" || true
@@ -120,17 +129,43 @@ wait_for_text() {
 	fail "no '$2' in $1 after $3 s" "${4:-}"
 }
 
+# wait_process started|gone ERE SECONDS WHAT [OUTPUT]: until a process
+# whose command line matches ERE runs, or none does; fails after SECONDS,
+# saying WHAT did not start, or still runs.
+wait_process() {
+	local i runs=1
+	[ "$1" = started ] || runs=0
+	for ((i = 0; i < $3 * 10; i++)); do
+		if pgrep -f -- "$2" > /dev/null; then
+			[ "$runs" = 0 ] || return 0
+		else
+			[ "$runs" = 1 ] || return 0
+		fi
+		sleep 0.1
+	done
+	if [ "$runs" = 1 ]; then
+		fail "$4 did not start within $3 s" "${5:-}"
+	fi
+	fail "$4 still runs $3 s later" "${5:-}"
+}
+
 # fake_target DIR TIMEOUT PROGRAM...: a kselftest installation in DIR with
 # a target named mm-frozen whose programs are PROGRAM... (scripts from
 # tests/host/data) and whose kselftest timeout is TIMEOUT seconds; the
 # runner of the real installation runs it.  Prints the guest command
-# that runs it through guest-init/tests.sh.
+# that runs it through guest-init/tests.sh (with the stand-in guest, a
+# command that the recorded guest ran).
 fake_target() {
 	local dir=$1 timeout=$2 real p
 	shift 2
+	mkdir -p "$dir/mm-frozen"
+	if [ "$HOST_GUEST" = stand-in ]; then
+		# the recorded guest ran the target: nothing here runs it
+		echo "$dir/guest-cmd"
+		return
+	fi
 	real="$("$RUNNER" "${TEST_FLAGS[@]}" where build)/kselftest-install"
 	[ -x "$real/run_kselftest.sh" ] || fail "no kselftests installed in $real: run runner.sh first"
-	mkdir -p "$dir/mm-frozen"
 	cp -r "$real/run_kselftest.sh" "$real/kselftest" "$dir/"
 	echo "timeout=$timeout" > "$dir/mm-frozen/settings"
 	: > "$dir/kselftest-list.txt"
@@ -142,4 +177,37 @@ fake_target() {
 		"$MMF_ROOT/guest-init/tests.sh" > "$dir/guest-cmd"
 	chmod +x "$dir/guest-cmd"
 	echo "$dir/guest-cmd"
+}
+
+# standin_guest WORK: a work directory whose kernel is "built" for the
+# stand-in qemu (tests/host/data/qemu/, first on PATH from here on): an
+# empty bzImage and an initramfs that runner.sh takes as up to date.  The
+# guest that boots is the scenario of $FAKE_GUEST.
+standin_guest() {
+	local build
+	build=$("$RUNNER" "${TEST_FLAGS[@]}" --work "$1" where build)
+	mkdir -p "$build/arch/x86/boot"
+	: > "$build/arch/x86/boot/bzImage"
+	: > "$1/initramfs.cpio.gz"
+	cat /bin/busybox "$MMF_ROOT/guest-init/init" | sha256sum | cut -d' ' -f1 \
+		> "$1/initramfs.cpio.gz.stamp"
+	export PATH="$MMF_ROOT/tests/host/data/qemu:$PATH"
+}
+
+# The guest of a test that says "# guest: stand-in or kernel" (run.sh sets
+# MMF_HOST_GUEST): "kernel", the kernel runner.sh built, runs the runner's
+# guest command; "stand-in", tests/host/data/qemu/ plays the recorded
+# guest that the test names with scenario, in a work directory of the
+# test's own, which a test that it runs (test-cleanup's) shares.
+HOST_GUEST=${MMF_HOST_GUEST:-kernel}
+if [ "$HOST_GUEST" = stand-in ]; then
+	export MMF_STANDIN_WORK=${MMF_STANDIN_WORK:-$TMP/work}
+	standin_guest "$MMF_STANDIN_WORK"
+	TEST_FLAGS+=(--work "$MMF_STANDIN_WORK" --accel tcg)
+fi
+
+# scenario NAME: the guest that the stand-in plays from here on:
+# tests/host/data/guests/NAME, which a real guest gave for the same command.
+scenario() {
+	export FAKE_GUEST="$MMF_ROOT/tests/host/data/guests/$1"
 }

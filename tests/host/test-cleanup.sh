@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # A host test that fails while its runner has a guest up leaves nothing
 # behind: not the runner, not its qemu, not the work directory's lock.
-# needs: kernel
+# guest: stand-in or kernel
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # "runner.sh exec -- CMD" runs CMD in the guest, on the built kernel, and
 # returns its output and exit status.
-# needs: kernel
+# guest: stand-in or kernel
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
+scenario exec-status-3
 # shellcheck disable=SC2016 # expanded by the guest's shell
 run_runner --results "$TMP/r" exec -- sh -c 'echo "guest says $(uname -r)"; exit 3'
 expect_status 1

@@ -3,11 +3,12 @@
 # A kernel panic in the guest fails the run with exit status 7 and shows
 # the panic lines; the console log is kept in the results directory, and
 # verdict.json says so.
-# needs: kernel
+# guest: stand-in or kernel
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
+scenario panic
 run_runner --results "$TMP/r" --timeout 120 exec -- sh -c 'echo c > /proc/sysrq-trigger'
 expect_status 7
 expect_output 'Kernel panic - not syncing'

@@ -3,12 +3,13 @@
 # A test that overruns its own kselftest timeout (settings, times the TCG
 # scale) is killed by kselftest, reported "# TIMEOUT", and the programs
 # after it still run and report; the guest's own timeout is not reached.
-# needs: kernel
+# guest: stand-in or kernel
 set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 cmd=$(fake_target "$TMP/ks" 2 slow.sh fast.sh) || fail "$cmd"
+scenario slow-test
 run_runner --results "$TMP/r" --guest-cmd "$cmd" boot
 expect_status 1
 expect_output 'not ok 1 selftests: mm-frozen: slow.sh # TIMEOUT [0-9]+ seconds'

@@ -7,6 +7,7 @@ set -eu
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
+scenario up-forever
 start_runner guest --results "$TMP/r" exec -- sh -c 'echo guest is up; sleep 600'
 echo "runner $RUNNER_PID"
 wait_for_text "$TMP/r/console.log" 'guest is up' 600 "$TMP/guest.out"
