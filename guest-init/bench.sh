@@ -94,9 +94,9 @@ count_case() { # count_case CASE ORDER ITERS ROUNDS
 [ -w "$BENCH" ] || die "no $BENCH: a kernel without CONFIG_FROZEN_PAGES_BENCH"
 mkdir -p "$OUT"
 # A fixed limit for the per-CPU free page lists: tuned automatically, it
-# moves with the guest's timers, and a batch's frees then go to the buddy
-# allocator or stay on the list depending on when it ran (seen: the
-# cross-CPU case bimodal, 755 or 1,227 instructions an operation).
+# moves between its bounds with the recent frees and the vmstat timer's
+# decay, and whether a batch's frees stay on the list or go on to the
+# buddy allocator would depend on what ran before it.
 echo 8 > /proc/sys/vm/percpu_pagelist_high_fraction
 cases | while read -r c; do
 	# shellcheck disable=SC2086 # the case's four words
