@@ -12,9 +12,11 @@ and bench.gp (gnuplot: per-round cost of A and B in each case, under
 icount-1, into bench.png when gnuplot is there), prints the table, and
 checks the guard: the frozen path (A) executes no refcount atomic in any
 case while the refcounted one (B) executes exactly one per page or slab
-freed (so that the count can be trusted), and, under -icount, frozen page
+freed (so that the count can be trusted); under -icount, frozen page
 allocation and freeing executes no more instructions per operation than
-refcounted.  Exit status 1 when the guard fails, 2 on missing input.
+refcounted, and the two icount runs' medians of each case are within
+ICOUNT_AGREEMENT of each other.  Exit status 1 when the guard fails, 2 on
+missing input.
 
 Usage: python3 -m mmfrozen.bench RESULTS
 """
@@ -37,6 +39,9 @@ CLOCKS = (  # pass directory, label, unit
 RMW_EVENTS = ('page_ref_mod', 'page_ref_mod_and_test', 'page_ref_mod_and_return',
               'page_ref_mod_unless', 'page_ref_freeze', 'page_ref_unfreeze')
 PATHS = ('A', 'B')  # A frozen, B refcounted
+# How far the two icount runs' medians of a case may be apart, relative:
+# -icount counts instructions, so a run that is repeated repeats them.
+ICOUNT_AGREEMENT = 0.01
 
 
 def read_rounds(path):
@@ -121,9 +126,28 @@ def collect(results):
     return report
 
 
+def icount_disagreements(report):
+    """(relative difference, case, path, run 1's median, run 2's) of each
+    path of each case that both icount runs measured."""
+    found = []
+    for name, case in report['cases'].items():
+        if 'icount-1' not in case or 'icount-2' not in case:
+            continue
+        for p in PATHS:
+            one = case['icount-1']['summary'][p]['median']
+            two = case['icount-2']['summary'][p]['median']
+            found.append((abs(one - two) / one, name, p, one, two))
+    return found
+
+
 def guard(report):
     """The guard's failures, one line each."""
     failures = []
+    for diff, name, path, one, two in icount_disagreements(report):
+        if diff > ICOUNT_AGREEMENT:
+            failures.append('%s: icount runs 1 and 2 disagree on %s: %.1f and %.1f '
+                            'instructions per operation, %.3f%% apart (more than %g%%)'
+                            % (name, path, one, two, 100 * diff, 100 * ICOUNT_AGREEMENT))
     for name, case in report['cases'].items():
         count = case.get('count')
         if not count:
@@ -196,12 +220,9 @@ def print_table(report):
               ' on the line (predicted saving: atomics removed per operation'
               ' times that)' % (lock['lock_uncontended']['median_ns'],
                                 lock['lock_contended']['median_ns']))
-    if 'icount-1' in report['clocks'] and 'icount-2' in report['clocks']:
-        worst = max((abs(c['icount-1']['summary'][p]['median'] -
-                         c['icount-2']['summary'][p]['median']) /
-                     c['icount-1']['summary'][p]['median'], name, p)
-                    for name, c in report['cases'].items()
-                    if 'icount-1' in c and 'icount-2' in c for p in PATHS)
+    disagreements = icount_disagreements(report)
+    if disagreements:
+        worst = max(disagreements)
         print('icount runs 1 and 2: medians within %.3f%% (worst: %s, %s)'
               % (100 * worst[0], worst[1], worst[2]))
 

@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench.py, the bench's report and guard: on the passes of a real "bench
-quick" run (tests/fixtures/bench/quick) the guard passes; on passes made
-from them it fails, naming the case, when a frozen path executes an
-atomic, when the count misses the refcounted path's atomics, when the
-hist triggers dropped events, and when under -icount frozen page
-allocation costs more instructions than refcounted."""
+quick" run (tests/fixtures/bench/quick) the guard passes, and on those of
+a real "bench" whose icount runs disagree (tick-in-b) it fails; on passes
+made from the quick ones or written here it fails, naming the case, when
+a frozen path executes an atomic, when the count misses the refcounted
+path's atomics, when the hist triggers dropped events, when under -icount
+frozen page allocation costs more instructions than refcounted, and when
+the two icount runs' medians of a case are more than 1 % apart."""
 
 import json
 import os
@@ -26,6 +28,16 @@ class RealRun(ScratchTest):
                                                    'slab-0', 'slab-3'])
         self.assertTrue(os.path.exists(os.path.join(dir, 'bench.gp')))
 
+    def test_icount_runs_that_disagree_fail_the_guard(self):
+        # A real make bench whose rounds kept step with the timer tick: it
+        # fell in every B batch of cross-0 in icount run 1, in none in run 2.
+        dir = self.copy_fixture('bench', 'tick-in-b')
+        status, out = run_main(bench.main, [dir])
+        self.assertEqual(status, 1)
+        self.assertEqual([l for l in out.splitlines() if l.startswith('GUARD FAILED')],
+                         ['GUARD FAILED: cross-0: icount runs 1 and 2 disagree on B: 1255.6 '
+                          'and 1243.0 instructions per operation, 1.004% apart (more than 1%)'])
+
     def test_a_frozen_atomic_in_a_real_count_fails_the_guard(self):
         dir = self.copy_fixture('bench', 'quick')
         count = os.path.join(dir, 'count', 'bench', 'slab-3.count')
@@ -38,9 +50,10 @@ class RealRun(ScratchTest):
 class Guard(ScratchTest):
 
     def passes(self, frozen_atomics=0, refcounted_atomics=100, dropped=0,
-               frozen_ns=90000, refcounted_ns=100000):
+               frozen_ns=90000, refcounted_ns=100000, frozen_ns_2=None):
         """A count pass of the case pages-0 (100 operations) and an -icount
-        pass of two rounds."""
+        pass of two rounds; a second one if FROZEN_NS_2 is given, with
+        that for A."""
         dir = os.path.join(self.tmp, 'r')
         write(os.path.join(dir, 'count', 'bench', 'pages-0.count'), ''.join(
             '%s\n' % l for l in ('page_ref_set A 0', 'page_ref_set B 100',
@@ -50,6 +63,10 @@ class Guard(ScratchTest):
         write(os.path.join(dir, 'icount-1', 'bench', 'pages-0.rounds'),
               'case pages order 0 iters 100 rounds 2\n0 %d %d\n1 %d %d\n'
               % (frozen_ns, refcounted_ns, frozen_ns, refcounted_ns))
+        if frozen_ns_2 is not None:
+            write(os.path.join(dir, 'icount-2', 'bench', 'pages-0.rounds'),
+                  'case pages order 0 iters 100 rounds 2\n0 %d %d\n1 %d %d\n'
+                  % (frozen_ns_2, refcounted_ns, frozen_ns_2, refcounted_ns))
         return dir
 
     def report(self, dir):
@@ -71,13 +88,21 @@ class Guard(ScratchTest):
                 ({'dropped': 7}, 'pages-0: the hist triggers dropped 7 events'),
                 ({'frozen_ns': 110000}, 'pages-0: under -icount the frozen path executed '
                                         '1100.0 instructions per operation, the refcounted '
-                                        'one 1000.0')):
+                                        'one 1000.0'),
+                ({'frozen_ns_2': 90910}, 'pages-0: icount runs 1 and 2 disagree on A: 900.0 '
+                                         'and 909.1 instructions per operation, 1.011% apart '
+                                         '(more than 1%)')):
             with self.subTest(**args):
                 status, out = self.report(self.passes(**args))
                 self.assertEqual(status, 1)
                 self.assertIn('GUARD FAILED: ' + message, out)
                 self.assertIn('guard: FAILED', out)
                 os.rename(os.path.join(self.tmp, 'r'), os.path.join(self.tmp, 'r-%d' % id(args)))
+
+    def test_icount_runs_that_agree_within_one_percent_pass(self):
+        status, out = self.report(self.passes(frozen_ns_2=90900))
+        self.assertEqual(status, 0)
+        self.assertIn('icount runs 1 and 2: medians within 1.000% (worst: pages-0, A)', out)
 
     def test_no_results(self):
         os.makedirs(os.path.join(self.tmp, 'empty'))
