@@ -9,7 +9,7 @@
 # DEBUG_PAGE_REF: -icount twice (instructions, to show they reproduce),
 # plain TCG (emulated time), KVM when the probe allows it.  A lock RMW is
 # timed natively on the host.  mmfrozen.bench writes bench.json, the
-# table and bench.png, and checks the guard.
+# table, bench.png and bench-summary.png, and checks the guard.
 
 # bench_child_failed LOG: its end, and the run stops.
 bench_child_failed() {
@@ -73,7 +73,8 @@ cmd_bench() {
 	mmf_py bench "$RESULTS" | tee "$RESULTS/table.txt" || status=$?
 	[ "$status" != 2 ] || die "$E_INTERNAL" "mmfrozen.bench found no results"
 	if command -v gnuplot > /dev/null; then
-		gnuplot "$RESULTS/bench.gp" && say "    plot: $RESULTS/bench.png"
+		gnuplot "$RESULTS/bench.gp" &&
+			say "    plots: $RESULTS/bench.png (rounds), bench-summary.png (medians)"
 	fi
 	say "    results: $RESULTS (bench.json, table.txt)"
 	stage_end

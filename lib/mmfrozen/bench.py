@@ -7,9 +7,11 @@ icount-2/, tcg/, kvm/ (the rounds of each case, from bench.sh time), each
 with its cases in bench/; passes.tsv (each pass's kernel variant and
 accelerator) and lock-cost.json (bench/lock-cost.c).
 
-Writes RESULTS/bench.json (every round of every pass), RESULTS/bench.dat
-and bench.gp (gnuplot: per-round cost of A and B in each case, under
-icount-1, into bench.png when gnuplot is there), prints the table, and
+Writes RESULTS/bench.json (every round of every pass), and bench.gp with
+the data it plots, under icount-1 (gnuplot: per-round cost of A and B in
+each case into bench.png; per case their medians, from zero, with the
+spread of the rounds, the atomics and the predicted saving into
+bench-summary.png), prints the table, and
 checks the guard: the frozen path (A) executes no refcount atomic in any
 case while the refcounted one (B) executes exactly one per page or slab
 freed (so that the count can be trusted); under -icount, frozen page
@@ -227,33 +229,86 @@ def print_table(report):
               % (100 * worst[0], worst[1], worst[2]))
 
 
+def write_rounds(f, results, report, names, clock):
+    """The per-round cost of A and B in each case: bench.dat, one block a
+    case, and its plot into bench.png, on axes fitted to the rounds."""
+    dat = os.path.join(results, 'bench.dat')
+    with open(dat, 'w') as d:
+        for name in names:
+            d.write('# %s: round A B\n' % name)
+            for i, (a, b) in enumerate(report['cases'][name][clock]['rounds']):
+                d.write('%d %.2f %.2f\n' % (i, a, b))
+            d.write('\n\n')
+    f.write('set terminal pngcairo size 1200,%d\n' % (300 * ((len(names) + 1) // 2)))
+    f.write("set output '%s'\n" % os.path.join(results, 'bench.png'))
+    f.write('set multiplot layout %d,2 title "%s per operation, per round '
+            '(%s; each axis fitted to its rounds)"\n'
+            % ((len(names) + 1) // 2, report['clocks'][clock]['unit'],
+               report['clocks'][clock]['label']))
+    f.write('set xlabel "round"\nset key outside bottom center horizontal\n')
+    for i, name in enumerate(names):
+        f.write('set title "%s"\n' % name)
+        f.write("plot '%s' index %d using 1:2 with linespoints title "
+                "'A frozen', '' index %d using 1:3 with linespoints "
+                "title 'B refcounted'\n" % (dat, i, i))
+    f.write('unset multiplot\nreset\n')
+
+
+def summary_labels(name, case, lock):
+    """The two lines a case's bars are labelled with: the atomics counted
+    per operation, and the predicted native saving."""
+    count = case.get('count')
+    if not count or not count['iters']:
+        return 'not counted', ''
+    saving = predicted_saving(name, count, lock)
+    return ('atomics %g vs %g' % (count['A']['atomics'] / count['iters'],
+                                  count['B']['atomics'] / count['iters']),
+            'predicted saving %.2f ns' % saving if saving is not None else '')
+
+
+def write_summary(f, results, report, names, clock):
+    """Per case, A against B at a glance: bench-summary.dat and its plot
+    into bench-summary.png, bars from zero at the medians, whiskers from
+    the cheapest round to the dearest, each case labelled above them with
+    its atomics and predicted saving."""
+    dat = os.path.join(results, 'bench-summary.dat')
+    lock = report.get('host_lock_cost')
+    summaries = [report['cases'][name][clock]['summary'] for name in names]
+    line = max(max(s['A']['max'], s['B']['max']) for s in summaries) / 25
+    with open(dat, 'w') as d:
+        d.write('# case A-median A-min A-max B-median B-min B-max label-y label label\n')
+        for name, s in zip(names, summaries):
+            d.write('%s %.2f %.2f %.2f %.2f %.2f %.2f %.2f "%s" "%s"\n' % (
+                (name,) + tuple(s[p][k] for p in PATHS for k in ('median', 'min', 'max')) +
+                (max(s['A']['max'], s['B']['max']) + line,) +
+                summary_labels(name, report['cases'][name], lock)))
+    f.write('set terminal pngcairo size 1200,600\n')
+    f.write("set output '%s'\n" % os.path.join(results, 'bench-summary.png'))
+    f.write('set title "%s per operation, median of the rounds (whiskers: '
+            'cheapest to dearest round), %s"\n'
+            % (report['clocks'][clock]['unit'], report['clocks'][clock]['label']))
+    f.write('set style data histogram\nset style histogram errorbars gap 1 lw 1\n'
+            'set style fill solid 0.5 border -1\nset yrange [0:*]\n'
+            'set offsets 0, 0, graph 0.15, 0\n'
+            'set key top left\nset ylabel "%s per operation"\n'
+            % report['clocks'][clock]['unit'])
+    f.write("plot '%s' using 2:3:4:xtic(1) title 'A frozen', "
+            "'' using 5:6:7 title 'B refcounted', "
+            "'' using 0:($8 + %.2f):9 with labels font ',9' notitle, "
+            "'' using 0:8:10 with labels font ',9' notitle\n" % (dat, line))
+    f.write('reset\n')
+
+
 def write_plot(results, report, clock='icount-1'):
-    """bench.dat (one block per case) and bench.gp for gnuplot."""
+    """bench.gp for gnuplot, with the data it plots: the rounds
+    (bench.png) and the summary (bench-summary.png) of CLOCK."""
     names = [n for n, c in report['cases'].items() if clock in c]
     if not names:
         return None
-    dat = os.path.join(results, 'bench.dat')
-    with open(dat, 'w') as f:
-        for name in names:
-            f.write('# %s: round A B\n' % name)
-            for i, (a, b) in enumerate(report['cases'][name][clock]['rounds']):
-                f.write('%d %.2f %.2f\n' % (i, a, b))
-            f.write('\n\n')
-    unit = report['clocks'][clock]['unit']
     gp = os.path.join(results, 'bench.gp')
     with open(gp, 'w') as f:
-        f.write('set terminal pngcairo size 1200,%d\n' % (300 * ((len(names) + 1) // 2)))
-        f.write("set output '%s'\n" % os.path.join(results, 'bench.png'))
-        f.write('set multiplot layout %d,2 title "%s per operation, per round '
-                '(%s)"\n' % ((len(names) + 1) // 2, unit,
-                             report['clocks'][clock]['label']))
-        f.write('set xlabel "round"\nset key outside bottom center horizontal\n')
-        for i, name in enumerate(names):
-            f.write('set title "%s"\n' % name)
-            f.write("plot '%s' index %d using 1:2 with linespoints title "
-                    "'A frozen', '' index %d using 1:3 with linespoints "
-                    "title 'B refcounted'\n" % (dat, i, i))
-        f.write('unset multiplot\n')
+        write_rounds(f, results, report, names, clock)
+        write_summary(f, results, report, names, clock)
     return gp
 
 

@@ -6,7 +6,9 @@ made from the quick ones or written here it fails, naming the case, when
 a frozen path executes an atomic, when the count misses the refcounted
 path's atomics, when the hist triggers dropped events, when under -icount
 frozen page allocation costs more instructions than refcounted, and when
-the two icount runs' medians of a case are more than 1 % apart."""
+the two icount runs' medians of a case are more than 1 % apart.  The summary
+figure's data: medians from zero, the spread, the atomics and the
+predicted saving."""
 
 import json
 import os
@@ -27,6 +29,19 @@ class RealRun(ScratchTest):
         self.assertEqual(sorted(report['cases']), ['cross-0', 'cross-3', 'pages-0', 'pages-3',
                                                    'slab-0', 'slab-3'])
         self.assertTrue(os.path.exists(os.path.join(dir, 'bench.gp')))
+
+    def test_the_summary_figure_from_zero_with_the_atomics_and_saving(self):
+        dir = self.copy_fixture('bench', 'quick')
+        run_main(bench.main, [dir])
+        lines = read(os.path.join(dir, 'bench-summary.dat')).splitlines()
+        # medians, cheapest and dearest rounds of A and B (icount-1), the
+        # labels' height, the atomics, the saving (contended, cross-CPU)
+        self.assertEqual(lines[5], 'cross-0 3760.33 1448.48 3766.40 3790.67 1401.93 3793.43 '
+                                   '3945.17 "atomics 0 vs 1" "predicted saving 36.56 ns"')
+        self.assertEqual(len(lines), 7)
+        gp = read(os.path.join(dir, 'bench.gp'))
+        self.assertIn("set output '%s'" % os.path.join(dir, 'bench-summary.png'), gp)
+        self.assertIn('set yrange [0:*]', gp)
 
     def test_icount_runs_that_disagree_fail_the_guard(self):
         # A real make bench whose rounds kept step with the timer tick: it
