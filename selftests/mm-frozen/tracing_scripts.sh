@@ -5,14 +5,16 @@
 # and what they count is what the series claims: a slab page is freed
 # without a refcount atomic, a __free_pages() page with exactly one.
 #
-# The workload is mm_frozen_test.ko's: 64 slab pages of order 5 (a private
-# cache, one 128 KiB object a slab), then 64 order-6 pages freed with
-# __free_pages().  No other cache of the guest has order-5 slabs (checked
-# first) and nothing else frees order-6 pages (another one would show in
-# the hist count), so the rows of those orders hold the module's pages
-# alone, whatever else the kernel frees meanwhile.  Each tool traces the
-# workload (bpftrace -c, trace-cmd record CMD), and its rows are compared
-# with two counts of the same pages that do not depend on it:
+# The workload is mm_frozen_test.ko's: 64 slab pages (a private cache,
+# one 128 KiB object a slab: order 5, or 6 with KASAN's redzones, as a
+# first run of the module says), then 64 pages of the next order freed
+# with __free_pages().  No other cache of the guest has slabs of the
+# first order (checked first) and nothing else frees pages of the second
+# (another one would show in the hist count), so the rows of those orders
+# hold the module's pages alone, whatever else the kernel frees
+# meanwhile.  Each tool traces the workload (bpftrace -c, trace-cmd record
+# CMD), and its rows are compared with two counts of the same pages that
+# do not depend on it:
 #   - the module's own list of the pages it freed (pfn and order), and
 #   - hist triggers on the same events, counted by the kernel in a tracefs
 #     instance while the workload runs: kmem:mm_page_free by order,
@@ -43,8 +45,12 @@ MODULE=mm_frozen_test
 MODULE_DIR=/sys/kernel/debug/$MODULE
 INSTANCE=$TRACEFS/instances/mm_frozen_tracing
 NR_PAGES=64
-SLAB_ORDER=5
-PAGES_ORDER=6
+# The module's slab objects are PAGE_SIZE << OBJECT_ORDER; SLAB_ORDER, the
+# order of their slabs, and PAGES_ORDER, the next, are set once the
+# module has made one (module_slab_order).
+OBJECT_ORDER=5
+SLAB_ORDER=
+PAGES_ORDER=
 NTESTS=12
 MAX_TRIES=5
 # The caller of free_frozen_pages() for slab pages, as the C tests read it.
@@ -100,6 +106,13 @@ load_module() {
 	[ -d "$MODULE_DIR" ] && return 0
 	insmod "$DIR/mm_frozen_test/$MODULE.ko" || return 1
 	LOADED=1
+}
+
+# module_slab_order: the order of the slab the module gets for one object
+# of PAGE_SIZE << OBJECT_ORDER, as it listed the page it freed.
+module_slab_order() {
+	echo "1 $OBJECT_ORDER" > "$MODULE_DIR/slab_pages" &&
+		awk 'NR == 1 { print $2 }' "$MODULE_DIR/slab_pages"
 }
 
 # Which caches, if any, have slabs of ORDER: none may, for the rows of
@@ -201,7 +214,7 @@ write_workload() {
 		echo '#!/bin/sh'
 		hist_lines create "${PER_PFN[@]}"
 		hist_lines continue "${COUNTS[@]}"
-		echo "echo $NR_PAGES $SLAB_ORDER > $MODULE_DIR/slab_pages || exit 1"
+		echo "echo $NR_PAGES $OBJECT_ORDER > $MODULE_DIR/slab_pages || exit 1"
 		echo "echo $NR_PAGES $PAGES_ORDER > $MODULE_DIR/pages || exit 1"
 		hist_lines pause "${COUNTS[@]}"
 		echo "cat $INSTANCE/events/page_ref/page_ref_mod_and_test/hist" \
@@ -342,7 +355,7 @@ exact_line() {
 	fi
 }
 
-# check_slab_rows NAME TOOL: the order-5 rows of a tool that counts slab
+# check_slab_rows NAME TOOL: the SLAB_ORDER rows of a tool that counts slab
 # frees by [order, atomics]; sets WITH_ATOMIC for the claims.
 check_slab_rows() {
 	local name=$1 tool=$2 frees listed hist zeroed
@@ -465,8 +478,6 @@ cannot_run() {
 		echo "no hist triggers (CONFIG_HIST_TRIGGERS)"
 	elif ! find_tools > /dev/null; then
 		echo "tracing tools not found in $DIR/tracing nor \$MMF_ROOT/tracing"
-	elif [ -n "$(caches_of_order "$SLAB_ORDER")" ]; then
-		echo "caches with order-$SLAB_ORDER slabs: $(caches_of_order "$SLAB_ORDER")"
 	else
 		return 1
 	fi
@@ -483,6 +494,12 @@ if why=$(cannot_run); then
 	skip_all "$why"
 fi
 load_module || skip_all "cannot load $DIR/mm_frozen_test/$MODULE.ko"
+SLAB_ORDER=$(module_slab_order)
+[ -n "$SLAB_ORDER" ] ||
+	ktap_exit_fail_msg "the test module made no slab of $((4 << OBJECT_ORDER)) KiB objects"
+PAGES_ORDER=$((SLAB_ORDER + 1))
+others=$(caches_of_order "$SLAB_ORDER")
+[ -z "$others" ] || skip_all "caches with order-$SLAB_ORDER slabs: $others"
 echo "!$SYNTH" >> "$TRACEFS/synthetic_events" 2>/dev/null
 echo "$SYNTH unsigned long pfn; unsigned int order" >> "$TRACEFS/synthetic_events" ||
 	skip_all "cannot create the synthetic event $SYNTH"
