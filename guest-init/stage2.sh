@@ -51,7 +51,8 @@ run_command_file() {
 		return
 	fi
 	cd /
-	echo "mm-frozen: guest ready, running $guest/cmd"
+	# the boot's length, in the guest's time: a slow kernel shows here
+	echo "mm-frozen: guest ready, running $guest/cmd ($(cut -d' ' -f1 /proc/uptime) s after boot)"
 	{
 		# runner.sh quotes the command with printf %q: bash syntax
 		bash "$guest/cmd"
