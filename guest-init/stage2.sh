@@ -7,7 +7,8 @@
 # file the host left in the results share ($MMF_RESULTS/guest/cmd) or,
 # with MMF_MODE=shell, an interactive shell on the serial console.  The
 # command's output goes to the console and to guest/output.log, its exit
-# status to guest/status, the kernel log to guest/dmesg.txt; then the
+# status to guest/status, kmemleak's report to guest/kmemleak.txt (a
+# kernel with kmemleak), the kernel log to guest/dmesg.txt; then the
 # guest powers off.  PID 1 must never exit: every path ends in poweroff.
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -42,6 +43,16 @@ power_off() {
 	while :; do sleep 3600; done
 }
 
+# scan_kmemleak GUEST-DIR: with kmemleak (runner.sh --variant kasan, where
+# it does not scan by itself), one scan once the command has ended; its
+# report, empty when it found nothing, to GUEST-DIR/kmemleak.txt for the
+# host to judge.  It reports an object allocated more than 5 s before.
+scan_kmemleak() {
+	[ -w /sys/kernel/debug/kmemleak ] || return 0
+	echo scan > /sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak > "$1/kmemleak.txt"
+}
+
 run_command_file() {
 	guest="$MMF_RESULTS/guest"
 
@@ -58,6 +69,7 @@ run_command_file() {
 		bash "$guest/cmd"
 		echo $? > "$guest/status"
 	} 2>&1 | tee "$guest/output.log"
+	scan_kmemleak "$guest"
 	dmesg > "$guest/dmesg.txt"
 	echo "mm-frozen: guest command exited with status $(cat "$guest/status")"
 }

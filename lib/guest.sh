@@ -116,7 +116,7 @@ guest_timeout() {
 write_guest_cmd() {
 	local results=$1 accel=$2 guest="$1/guest"
 	mkdir -p "$guest"
-	rm -f "$guest/status" "$guest/output.log" "$guest/dmesg.txt"
+	rm -f "$guest/status" "$guest/output.log" "$guest/dmesg.txt" "$guest/kmemleak.txt"
 	{
 		printf '# written by runner.sh; run by guest-init/stage2.sh\n'
 		printf 'export MMF_ROOT=%q MMF_VARIANT=%q MMF_RESULTS=%q MMF_KERNELRELEASE=%q\n' \
@@ -251,17 +251,55 @@ kernel_problems() {
 	mmf_py kernel_log --patterns "$KERNEL_PROBLEMS_FILE" "$@"
 }
 
+# decode_reports RESULTS: the console log and kmemleak's report with the
+# file and line of each frame (scripts/decode_stacktrace.sh, with the
+# build's vmlinux and modules) in RESULTS/decoded-console.log and
+# decoded-kmemleak.txt.  A build without debug information (all but
+# --variant kasan) gets symbols only.
+decode_reports() {
+	local from to
+	[ -s "$BUILD/vmlinux" ] || return 0
+	for from in console.log guest/kmemleak.txt; do
+		[ -s "$1/$from" ] || continue
+		to="$1/decoded-$(basename "$from")"
+		[ "$from" != console.log ] || to="$1/decoded-console.log"
+		# the base path as the build's DWARF names it (O=), to strip it
+		"$TREE/scripts/decode_stacktrace.sh" "$BUILD/vmlinux" "$BUILD/.." "$BUILD" \
+			< "$1/$from" > "$to" 2> /dev/null ||
+			say "    could not decode $1/$from (scripts/decode_stacktrace.sh)"
+	done
+}
+
+# show_first_report RESULTS PROBLEM: the report that PROBLEM (a line of
+# kernel_problems) starts, with its stack: 30 lines of the decoded log
+# from it, or kmemleak's first object.
+show_first_report() {
+	local text=${2%%  \[during test *} decoded=$1/decoded-console.log
+	[[ $text != "kmemleak: "* ]] || decoded=$1/decoded-kmemleak.txt
+	[ -s "$decoded" ] || return 0
+	printf '    --- the first report, decoded (%s) ---\n' "$decoded" >&2
+	if [[ $text == "kmemleak: "* ]]; then
+		awk '/^unreferenced object/ && n++ { exit } n' "$decoded"
+	else
+		grep -F -A 29 -m 1 -- "$text" "$decoded" || true
+	fi | head -n 30 | indent >&2
+}
+
 # check_kernel_log RESULTS: dies with E_KERNEL when the guest's kernel
-# log shows a problem, the lines in RESULTS/kernel-problems.txt.
+# log shows a problem, or kmemleak found a leak: the lines in
+# RESULTS/kernel-problems.txt, the reports decoded beside console.log.
 check_kernel_log() {
 	local problems
-	problems=$(kernel_problems "$1/console.log" "$1/guest/dmesg.txt")
+	problems=$(kernel_problems --kmemleak "$1/guest/kmemleak.txt" \
+		"$1/console.log" "$1/guest/dmesg.txt")
 	[ -n "$problems" ] || return 0
 	printf '%s\n' "$problems" > "$1/kernel-problems.txt"
 	printf '    --- kernel problems in the guest log ---\n' >&2
 	head -n 40 <<< "$problems" | indent >&2
+	decode_reports "$1"
+	show_first_report "$1" "$(head -n 1 <<< "$problems")"
 	die "$E_KERNEL" "the guest kernel reported $(wc -l <<< "$problems")" \
-		"problem line(s); see $1/kernel-problems.txt and console.log"
+		"problem line(s); see $1/kernel-problems.txt and decoded-console.log"
 }
 
 # guest_status RESULTS: the exit status of the guest's command; dies with

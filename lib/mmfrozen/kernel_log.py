@@ -15,11 +15,18 @@ in a window names its test.  A window may declare the report it provokes
 ("mm-frozen: test expect COUNT ERE"): then exactly COUNT lines matching
 ERE are not problems, and any other count is one.
 
-Usage: python3 -m mmfrozen.kernel_log --patterns FILE [--outside] LOG...
+kmemleak's report, which the guest asks for once its command has ended
+(guest/kmemleak.txt, a kernel with kmemleak), fails a run with each
+object it lists: a backtrace that kmemleak records starts in the slab
+allocator, in mm/, so every leak it finds passes through mm/.
+
+Usage: python3 -m mmfrozen.kernel_log --patterns FILE [--outside]
+       [--kmemleak REPORT] LOG...
 Prints the problem lines of the logs, each once (a console log and a
 dmesg hold the same lines); a LOG that does not exist is skipped;
---outside: only the lines outside every test window.  Exit status 0, 2
-when a file cannot be read.
+--outside: only the lines outside every test window; --kmemleak: a line
+for each object of kmemleak's REPORT too, if there is one.  Exit status
+0, 2 when a file cannot be read.
 """
 
 import argparse
@@ -32,6 +39,12 @@ BEGIN = 'mm-frozen: test begin '
 EXPECT = re.compile(r'^mm-frozen: test expect ([0-9]+) (.*)$')
 END = 'mm-frozen: test end '
 DURING = '  [during test %s]'
+# kmemleak's report (mm/kmemleak.c, print_unreferenced()): an object, the
+# task that allocated it, a hex dump, then its backtrace, a frame a line.
+LEAK_OBJECT = re.compile(r'^unreferenced object (0x[0-9a-f]+) \(size ([0-9]+)\):')
+LEAK_COMM = re.compile(r'^  comm "(.*)", pid [0-9]+')
+LEAK_BACKTRACE = '  backtrace'
+LEAK_FRAME = re.compile(r'^    (\S+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\S+\])?)')
 # The outcomes of a run whose kernel log was checked and held no problem;
 # a guest that did not finish had its log read by nobody.
 CHECKED_CLEAN = ('passed', 'tests-failed')
@@ -158,14 +171,48 @@ def window_problems(paths, patterns):
     return found
 
 
+def kmemleak_problems(lines):
+    """A line for each object of a kmemleak report: its address and size,
+    the task that allocated it, and its backtrace, innermost first."""
+    found, leak, in_backtrace = [], None, False
+    for line in lines:
+        m = LEAK_OBJECT.match(line)
+        if m:
+            leak = {'object': m.group(1), 'size': m.group(2), 'comm': '?', 'frames': []}
+            found.append(leak)
+            in_backtrace = False
+        elif leak is None:
+            continue
+        elif LEAK_COMM.match(line):
+            leak['comm'] = LEAK_COMM.match(line).group(1)
+        elif line.startswith(LEAK_BACKTRACE):
+            in_backtrace = True
+        elif in_backtrace and LEAK_FRAME.match(line):
+            leak['frames'].append(LEAK_FRAME.match(line).group(1))
+    return ['kmemleak: unreferenced object %s (size %s) allocated by "%s": %s'
+            % (l['object'], l['size'], l['comm'], ' < '.join(l['frames']) or '(no backtrace)')
+            for l in found]
+
+
+def read_kmemleak(path):
+    """The problem lines of the kmemleak report at PATH, none if there is
+    no report (a kernel without kmemleak)."""
+    if not path or not os.path.isfile(path):
+        return []
+    with open(path, errors='replace') as f:
+        return kmemleak_problems(f)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description='The kernel log lines that fail a run.')
     ap.add_argument('--patterns', required=True)
     ap.add_argument('--outside', action='store_true')
+    ap.add_argument('--kmemleak')
     ap.add_argument('logs', nargs='+')
     args = ap.parse_args(argv)
     try:
         lines = log_problems(args.logs, read_patterns(args.patterns), args.outside)
+        lines += read_kmemleak(args.kmemleak)
     except OSError as e:
         print('kernel_log.py: %s' % e, file=sys.stderr)
         return 2

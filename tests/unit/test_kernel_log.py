@@ -8,7 +8,7 @@ test it happened in, kernel lines glued to user space's found."""
 import os
 import unittest
 
-from helpers import ROOT, ScratchTest, fixture, read, write
+from helpers import ROOT, ScratchTest, fixture, read, run_main, write
 from mmfrozen import kernel_log
 
 PATTERNS = kernel_log.read_patterns(
@@ -116,3 +116,36 @@ class Logs(ScratchTest):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class Kmemleak(ScratchTest):
+    """kmemleak's report (the format of mm/kmemleak.c's
+    print_unreferenced(), tests/fixtures/kmemleak/two-leaks.txt): a
+    problem line for each object, with its size, task and backtrace."""
+
+    def test_each_object_is_a_problem_with_its_backtrace(self):
+        self.assertEqual(kernel_log.read_kmemleak(fixture('kmemleak', 'two-leaks.txt')), [
+            'kmemleak: unreferenced object 0xffff888005e3c000 (size 4096) allocated by '
+            '"insmod": __kmalloc_cache_noprof+0x1a4/0x2f0 < mft_fill_slab+0x5e/0x1d0 '
+            '[mm_frozen_test] < mft_write+0xc1/0x150 [mm_frozen_test] < '
+            'full_proxy_write+0x8b/0xd0 < vfs_write+0x1a0/0x6c0',
+            'kmemleak: unreferenced object 0xffff888006a1b780 (size 64) allocated by '
+            '"swapper/0": kmemleak_alloc+0x4a/0x80 < __kmalloc_noprof+0x2b1/0x3c0 < '
+            'acpi_ut_allocate_object_desc_dbg+0x3c/0x90'])
+
+    def test_no_report_no_problem(self):
+        empty = os.path.join(self.tmp, 'kmemleak.txt')
+        write(empty, '')
+        self.assertEqual(kernel_log.read_kmemleak(empty), [])
+        self.assertEqual(kernel_log.read_kmemleak(os.path.join(self.tmp, 'none.txt')), [])
+
+    def test_the_command_adds_them_to_the_logs_problems(self):
+        log = os.path.join(self.tmp, 'console.log')
+        write(log, KINDS['warning'] + '\n')
+        status, out = run_main(kernel_log.main, [
+            '--patterns', os.path.join(ROOT, 'selftests', 'mm-frozen', 'kernel-problems'),
+            '--kmemleak', fixture('kmemleak', 'two-leaks.txt'), log])
+        self.assertEqual(status, 0)
+        self.assertEqual(len(out.splitlines()), 3)
+        self.assertTrue(out.splitlines()[1].startswith('kmemleak: unreferenced object 0xffff888005e3c000'))
+
