@@ -262,7 +262,6 @@ decode_reports() {
 	for from in console.log guest/kmemleak.txt; do
 		[ -s "$1/$from" ] || continue
 		to="$1/decoded-$(basename "$from")"
-		[ "$from" != console.log ] || to="$1/decoded-console.log"
 		# the base path as the build's DWARF names it (O=), to strip it
 		"$TREE/scripts/decode_stacktrace.sh" "$BUILD/vmlinux" "$BUILD/.." "$BUILD" \
 			< "$1/$from" > "$to" 2> /dev/null ||
