@@ -176,6 +176,14 @@ def guard(report):
     return failures
 
 
+def atomics_per_op(count):
+    """(A's, B's) refcount atomics per operation of a case's COUNT, or
+    None when it was not counted."""
+    if not count or not count['iters']:
+        return None
+    return tuple(count[p]['atomics'] / count['iters'] for p in PATHS)
+
+
 def predicted_saving(name, count, lock):
     """Native ns one operation saves: atomics removed times a lock RMW's
     cost, contended for the cross-CPU case."""
@@ -198,10 +206,8 @@ def print_table(report):
           ' saving ns')
     for name, case in report['cases'].items():
         count = case.get('count')
-        atomics = '-'
-        if count and count['iters']:
-            atomics = '%g %g' % (count['A']['atomics'] / count['iters'],
-                                 count['B']['atomics'] / count['iters'])
+        per_op = atomics_per_op(count)
+        atomics = '%g %g' % per_op if per_op else '-'
         cells = ''
         for c in clocks:
             if c in case:
@@ -258,11 +264,11 @@ def summary_labels(name, case, lock):
     """The two lines a case's bars are labelled with: the atomics counted
     per operation, and the predicted native saving."""
     count = case.get('count')
-    if not count or not count['iters']:
+    per_op = atomics_per_op(count)
+    if not per_op:
         return 'not counted', ''
     saving = predicted_saving(name, count, lock)
-    return ('atomics %g vs %g' % (count['A']['atomics'] / count['iters'],
-                                  count['B']['atomics'] / count['iters']),
+    return ('atomics %g vs %g' % per_op,
             'predicted saving %.2f ns' % saving if saving is not None else '')
 
 
@@ -274,14 +280,15 @@ def write_summary(f, results, report, names, clock):
     dat = os.path.join(results, 'bench-summary.dat')
     lock = report.get('host_lock_cost')
     summaries = [report['cases'][name][clock]['summary'] for name in names]
-    line = max(max(s['A']['max'], s['B']['max']) for s in summaries) / 25
+    # each case's dearest round, A or B: its labels go above it
+    tops = [max(s[p]['max'] for p in PATHS) for s in summaries]
+    line = max(tops) / 25
     with open(dat, 'w') as d:
         d.write('# case A-median A-min A-max B-median B-min B-max label-y label label\n')
-        for name, s in zip(names, summaries):
+        for name, s, top in zip(names, summaries, tops):
             d.write('%s %.2f %.2f %.2f %.2f %.2f %.2f %.2f "%s" "%s"\n' % (
                 (name,) + tuple(s[p][k] for p in PATHS for k in ('median', 'min', 'max')) +
-                (max(s['A']['max'], s['B']['max']) + line,) +
-                summary_labels(name, report['cases'][name], lock)))
+                (top + line,) + summary_labels(name, report['cases'][name], lock)))
     f.write('set terminal pngcairo size 1200,600\n')
     f.write("set output '%s'\n" % os.path.join(results, 'bench-summary.png'))
     f.write('set title "%s per operation, median of the rounds (whiskers: '

@@ -183,12 +183,12 @@ def kmemleak_problems(lines):
             in_backtrace = False
         elif leak is None:
             continue
-        elif LEAK_COMM.match(line):
-            leak['comm'] = LEAK_COMM.match(line).group(1)
+        elif (m := LEAK_COMM.match(line)):
+            leak['comm'] = m.group(1)
         elif line.startswith(LEAK_BACKTRACE):
             in_backtrace = True
-        elif in_backtrace and LEAK_FRAME.match(line):
-            leak['frames'].append(LEAK_FRAME.match(line).group(1))
+        elif in_backtrace and (m := LEAK_FRAME.match(line)):
+            leak['frames'].append(m.group(1))
     return ['kmemleak: unreferenced object %s (size %s) allocated by "%s": %s'
             % (l['object'], l['size'], l['comm'], ' < '.join(l['frames']) or '(no backtrace)')
             for l in found]
