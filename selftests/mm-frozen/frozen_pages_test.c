@@ -399,29 +399,31 @@ static void count_event(const struct ev *e, struct life *l)
 }
 
 /*
- * The lifetime of @p: the last allocation of its pfn and order by @pid,
- * back to the previous free of the pfn (page_ref_set may come before
- * mm_page_alloc) and on to the next free.  Returns false if not traced.
+ * The lifetime of @p: the last allocation of its pfn and order by @pid
+ * that a free follows, back to the previous free of the pfn (page_ref_set
+ * may come before mm_page_alloc) and on to that free.  The run frees its
+ * pages last thing, and the per-CPU free lists hand the page freed last
+ * out first: this process may allocate the pfn again before the trace is
+ * off, and that allocation is not the run's.  Returns false if not traced.
  */
 static bool find_life(const struct trace *t, const struct mft_page *p,
 		      pid_t pid, struct life *l)
 {
 	const struct ev *ev;
 	size_t n = pfn_events(t, p->pfn, &ev);
-	size_t a = n, s, f, i;
+	size_t a = n, s, f = n, i;
 
-	for (i = 0; i < n; i++)
-		if (ev[i].kind == EV_ALLOC && ev[i].pid == pid &&
-		    ev[i].order == (int)p->order)
+	for (i = n; i-- > 0 && a == n; ) {
+		if (ev[i].kind == EV_FREE)
+			f = i;
+		else if (f < n && ev[i].kind == EV_ALLOC && ev[i].pid == pid &&
+			 ev[i].order == (int)p->order)
 			a = i;
+	}
 	if (a == n)
 		return false;
 	for (s = a; s > 0 && ev[s - 1].kind != EV_FREE; s--)
 		;
-	for (f = a; f < n && ev[f].kind != EV_FREE; f++)
-		;
-	if (f == n)
-		return false;
 	*l = (struct life){};
 	for (i = s; i <= f; i++)
 		count_event(&ev[i], l);
@@ -516,7 +518,8 @@ static unsigned int read_pages(const char *path, struct mft_page *pages,
 
 /*
  * Traces one write of NR_PAGES to the module's @file and tallies the
- * pages it lists into section @s.
+ * pages it lists into section @s.  Both files are opened before the trace
+ * is on: the trace holds the run and the least of this process around it.
  */
 static void run_trigger(struct __test_metadata *_metadata, struct env *env,
 			const char *file, enum section s)
@@ -526,16 +529,23 @@ static void run_trigger(struct __test_metadata *_metadata, struct env *env,
 	struct sites sites = {};
 	struct trace t;
 	unsigned int nr, i;
-	int ret;
+	int fd, on_fd;
+	ssize_t ret;
 
 	snprintf(path, sizeof(path), "%s/%s", MODULE_DIR, file);
 	snprintf(num, sizeof(num), "%d", NR_PAGES);
+	fd = open(path, O_WRONLY);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", path, strerror(errno));
+	on_fd = tracefs_trace_on_get_fd(env->inst);
+	ASSERT_LE(0, on_fd);
 	ASSERT_EQ(0, tracefs_instance_file_clear(env->inst, "trace"));
-	ASSERT_EQ(0, tracefs_trace_on(env->inst));
-	ret = write_file(path, num);
-	tracefs_trace_off(env->inst);
-	ASSERT_EQ(0, ret) TH_LOG("write %s to %s: %s", num, path,
-				 strerror(-ret));
+	ASSERT_EQ(0, tracefs_trace_on_fd(on_fd));
+	ret = write(fd, num, strlen(num));
+	tracefs_trace_off_fd(on_fd);
+	close(on_fd);
+	close(fd);
+	ASSERT_EQ((ssize_t)strlen(num), ret)
+		TH_LOG("write %s to %s: %s", num, path, strerror(errno));
 	ASSERT_EQ(0, read_trace(env, &t));
 	nr = read_pages(path, pages, NR_PAGES);
 	ASSERT_EQ(NR_PAGES, nr) TH_LOG("%s listed %u pages", path, nr);
