@@ -41,6 +41,7 @@ DIR=$(dirname "$(readlink -f "$0")")
 
 TRACEFS=/sys/kernel/tracing
 KNOB=/sys/kernel/debug/frozen_pages/slab_frozen
+KNOB_STATS=/sys/kernel/debug/frozen_pages/stats
 MODULE=mm_frozen_test
 MODULE_DIR=/sys/kernel/debug/$MODULE
 INSTANCE=$TRACEFS/instances/mm_frozen_tracing
@@ -51,7 +52,7 @@ NR_PAGES=64
 OBJECT_ORDER=5
 SLAB_ORDER=
 PAGES_ORDER=
-NTESTS=12
+NTESTS=13
 MAX_TRIES=5
 # The caller of free_frozen_pages() for slab pages, as the C tests read it.
 SLAB_CALLER=$(grep -v '^#' "$DIR/slab-call-site")
@@ -228,15 +229,19 @@ write_workload() {
 # run_traced NAME TOOL-COMMAND...: the tool, tracing the workload, its
 # output in TMP/NAME.out; the module's pages in TMP/slab_pages and
 # TMP/pages; the counts of the hist triggers, fresh for each run, in
-# TMP/NAME.hist.{free,frozen,zeroed,pfns}.
+# TMP/NAME.hist.{free,frozen,zeroed,pfns}; the knob's stats, where the
+# kernel has them, from before the tool started and after it ended, in
+# TMP/NAME.stats.{before,after}.
 run_traced() {
 	local name=$1 status
 
 	shift
 	remove_hists
 	create_hists || { ktap_print_msg "cannot create the hist triggers in $INSTANCE"; return 1; }
+	save_stats "$TMP/$name.stats.before"
 	"$@" > "$TMP/$name.out" 2>&1
 	status=$?
+	save_stats "$TMP/$name.stats.after"
 	sed '/^[[:space:]]*$/d; /^+ /d; s/^/# /' "$TMP/$name.out"
 	cp "$MODULE_DIR/slab_pages" "$TMP/slab_pages"
 	cp "$MODULE_DIR/pages" "$TMP/pages"
@@ -282,6 +287,10 @@ tries() {
 	fi
 }
 
+save_stats() { # save_stats FILE
+	[ ! -r "$KNOB_STATS" ] || cat "$KNOB_STATS" > "$1"
+}
+
 bpftrace_tool() { # bpftrace_tool SCRIPT
 	bpftrace --unsafe -c "/bin/sh $TMP/workload.sh" "$T/$1"
 }
@@ -317,6 +326,17 @@ dropped() {
 tool_count() {
 	awk -v key="frees[$2]:" '{ sub(/^@/, "") } $1 " " $2 == key || index($0, key) == 1 { n = $NF }
 		END { print n + 0 }' "$TMP/$1.out"
+}
+
+# tool_atomics NAME: the frees with an atomic in all "frees[ORDER, 1]" rows.
+tool_atomics() {
+	awk '{ sub(/^@/, "") } /^frees\[[0-9]+, 1\]:/ { n += $NF } END { print n + 0 }' "$TMP/$1.out"
+}
+
+# stat_value NAME WHEN STAT: STAT of the knob's stats before or after the
+# tool of a run.
+stat_value() {
+	awk -v stat="$3" '$1 == stat { print $2 }' "$TMP/$1.stats.$2"
 }
 
 # lost NAME: the events the tool says it lost, "" if it did not say.
@@ -388,6 +408,31 @@ check_path_rows() {
 		"$tool counts exactly: $caller order-$order frees = module pages = hist mm_page_free_frozen, with an atomic = hist"
 }
 
+# check_refcounted_frees NAME TOOL: a slab frozen by its allocation is
+# freed without an atomic whatever the knob says now; so with
+# slab_frozen=1 the slab frees with an atomic, of any order, must be slabs
+# allocated refcounted before (by the knob tests, and under KASAN freed
+# late from its quarantine).  The knob's stats count those as
+# slabs_freed_refcounted; read before the tool started and after it
+# ended, they count over a window that holds the tool's, so they are at
+# least the tool's.
+check_refcounted_frees() {
+	local name=$1 tool=$2 atomics freed live desc
+
+	desc="$tool: each slab free with an atomic is a slab allocated refcounted"
+	if [ ! -f "$TMP/$name.stats.before" ]; then
+		skip_because "$desc" "no $KNOB_STATS"
+		return
+	fi
+	atomics=$(tool_atomics "$name")
+	freed=$(($(stat_value "$name" after slabs_freed_refcounted) -
+		 $(stat_value "$name" before slabs_freed_refcounted)))
+	live=$(($(stat_value "$name" before slabs_allocated_refcounted) -
+		$(stat_value "$name" before slabs_freed_refcounted)))
+	ktap_print_msg "$tool: $atomics slab frees with an atomic, of any order; stats: $freed slabs freed refcounted meanwhile, of $live allocated refcounted and live when the tool started"
+	ktap_test_result "$desc" [ "$atomics" -le "$freed" ]
+}
+
 # skip_lines N REASON: N test lines that cannot run, each a SKIP.
 skip_lines() {
 	local i
@@ -409,6 +454,7 @@ test_slab_free_atomics() {
 	trace_exactly slab-bt bpftrace_tool slab-free-atomics.bt
 	check_slab_rows slab-bt "$what"
 	claim 0 "$what: slab pages are freed without a refcount atomic"
+	check_refcounted_frees slab-bt "$what"
 	if [ ! -w "$KNOB" ]; then
 		skip_lines 2 "$what with slab_frozen=0 (no $KNOB)"
 		return
