@@ -17,7 +17,6 @@
  * __free_pages().
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -104,29 +103,6 @@ static bool read_stats(struct stats *st)
 	}
 	fclose(f);
 	return seen == NR_STATS;
-}
-
-static void shrink_slab_caches(void)
-{
-	char path[PATH_MAX];
-	struct dirent *d;
-	DIR *dir = opendir(SLAB_SYSFS);
-	int fd;
-
-	if (!dir)
-		return;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), SLAB_SYSFS "/%s/shrink", d->d_name);
-		fd = open(path, O_WRONLY);
-		if (fd < 0)
-			continue;
-		if (write(fd, "1", 1) < 0)
-			; /* a cache may be going away: nothing to shrink */
-		close(fd);
-	}
-	closedir(dir);
 }
 
 /* Fills slabs with dentries and inodes, empties them, gives them back. */

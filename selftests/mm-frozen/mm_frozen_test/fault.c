@@ -160,10 +160,15 @@ static const struct mfc_case ft_cases[] = {
 	{ "charge", ft_charge },
 };
 
+/*
+ * SLAB_NOLEAKTRACE: kmemleak would allocate its own object for each of
+ * the cache's, from the task under fail_page_alloc, and the failures
+ * injected there are not the cache's.
+ */
 static int ft_init(void)
 {
 	ft_cache = kmem_cache_create("mm_frozen_churn", FT_OBJ_SIZE, 0,
-				     SLAB_NO_MERGE, NULL);
+				     SLAB_NO_MERGE | SLAB_NOLEAKTRACE, NULL);
 	return ft_cache ? 0 : -ENOMEM;
 }
 
