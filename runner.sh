@@ -67,7 +67,9 @@ option_table() {
 --source|SPEC|SOURCE_SPEC|the tree to apply the series to [default "installed", the installed $SOURCE_PACKAGE]: linux-source-X[=VERSION] (apt-get download, never installed), a tarball, or PATH@REF of a git repository (a shared clone, the repository not written to); trees, builds and results of its own in WORK/sources/NAME
 --baseline||VARIANT=baseline|the unpatched tree (a worktree and build directory of its own); same as --variant baseline
 --variant|NAME|VARIANT|patched (default), baseline, noknob (patched with CONFIG_DEBUG_FROZEN_PAGES=n), bench (patched without DEBUG_VM and DEBUG_PAGE_REF) or kasan (patched with generic KASAN, kmemleak and page_owner), each built in a directory of its own
---drop|PATCH|DROP_ARGS+|the patched series without PATCH (a file name of patches/series, or its number: 0014); may be repeated; its own worktree, build and results, named drop-NUMBER
+--drop|PATCH|DROP_ARGS+|the series without PATCH (a file name of patches/series, or its number: 0014); may be repeated; its own worktree, build and results, named drop-NUMBER (VARIANT-drop-NUMBER for a variant other than patched)
+--with|FILE|WITH_ARGS+|the series with the patch FILE applied on top; may be repeated; its own worktree, build and results, named with-NAME (NAME: FILE's name without .patch)
+--config|FILE|CONFIG_ARGS+|the config fragment FILE merged after the variant's; may be repeated; its own build and results, named config-NAME (NAME: FILE's name without .config)
 --patches|DIR|PATCHES|a patch directory with a "series" file [\$MMF_PATCHES, default patches/ of this repository]
 --work|DIR|WORK|the work directory [\$MMF_WORK, default \${XDG_CACHE_HOME:-~/.cache}/mm-frozen]
 --results|DIR|RESULTS|the results directory [\$MMF_RESULTS, default the command's, below WORK/results]
@@ -220,7 +222,7 @@ WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen} RESULTS=${MMF_RESULT
 JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-} BOOT_TIMEOUT=${MMF_BOOT_TIMEOUT:-}
 NO_INSTALL=0 NO_WAIT=0 DRY_RUN=0 GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
 BISECT=1 RUN_TESTS=1 JSON='' MERGE=0
-TESTS=() DROP_ARGS=() COMMAND='' ARGS=() QUIET=0
+TESTS=() DROP_ARGS=() WITH_ARGS=() CONFIG_ARGS=() COMMAND='' ARGS=() QUIET=0
 # The options given, with their values but for --source and --results,
 # for the child runner.sh of matrix and bench; the options given.
 CHILD_ARGS=() GIVEN=()
@@ -305,10 +307,14 @@ check_options() {
 	[[ $TIMEOUT =~ ^[0-9]*$ ]] || usage_error "--timeout needs a number of seconds"
 	[[ $BOOT_TIMEOUT =~ ^([1-9][0-9]*)?$ ]] || usage_error "--boot-timeout needs a positive number of seconds"
 	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs needs a positive number"
-	[ ${#DROP_ARGS[@]} = 0 ] || [ "$VARIANT" = patched ] ||
-		usage_error "--drop applies to the patched series, not to --variant $VARIANT"
+	[ $((${#DROP_ARGS[@]} + ${#WITH_ARGS[@]})) = 0 ] || [ "$VARIANT" != baseline ] ||
+		usage_error "--drop and --with change the series, which the baseline does not have"
 	case "$COMMAND" in
-	series|matrix) [ "$VARIANT" != baseline ] || usage_error "$COMMAND checks the series, not the baseline" ;;
+	series|matrix)
+		[ "$VARIANT" != baseline ] || usage_error "$COMMAND checks the series, not the baseline"
+		[ $((${#WITH_ARGS[@]} + ${#CONFIG_ARGS[@]})) = 0 ] ||
+			usage_error "$COMMAND checks the series as patches/ has it: no --with, no --config"
+		;;
 	esac
 }
 
@@ -316,11 +322,25 @@ absolute() { # absolute PATH
 	case "$1" in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac
 }
 
+# extra_file OPTION FILE SUFFIX: FILE's absolute path; a usage error if
+# it is not a readable file or its name without SUFFIX, which names the
+# variant, is not a word of letters, digits, ".", "_" and "-".
+extra_file() {
+	local path
+	path=$(absolute "$2")
+	[[ -f $path && -r $path ]] || usage_error "$1 $2: no such file"
+	[[ $(basename "$path" "$3") =~ ^[A-Za-z0-9._-]+$ ]] ||
+		usage_error "$1 $2: its name must be letters, digits, \".\", \"_\" and \"-\""
+	printf '%s\n' "$path"
+}
+
 # resolve_run: what the options lead to, once: the source, the tree, the
 # build, the results, the timeout; from here on every option and these
-# are read only.
+# are read only.  A series changed by --drop or --with has a worktree of
+# its own, named by the changes; a config changed by --config, a build
+# directory of its own.
 resolve_run() {
-	local source drop suffix='' kind
+	local source drop file series_change='' config_change='' kind
 	WORK=$(absolute "$WORK")
 	PATCHES=$(absolute "$PATCHES")
 	source=$(resolve_source "$SOURCE_SPEC" "$WORK")
@@ -328,14 +348,26 @@ resolve_run() {
 	  read -r SOURCE_COMMIT; read -r SRC_WORK; } <<< "$source"
 	SRC_REPO="$SRC_WORK/linux"
 	INITRAMFS="$WORK/initramfs.cpio.gz"
-	CONFIG_VARIANT=$VARIANT BRANCH=$PATCHED_BRANCH TREE=$SRC_REPO DROPPED=()
+	CONFIG_VARIANT=$VARIANT BRANCH=$PATCHED_BRANCH TREE=$SRC_REPO DROPPED=() WITH=() EXTRA_CONFIG=()
 	[ "$VARIANT" != baseline ] || TREE="$SRC_WORK/linux-baseline"
 	for drop in "${DROP_ARGS[@]}"; do
 		DROPPED+=("$(resolve_drop "$PATCHES" "$drop")")
-		suffix+="-${DROPPED[-1]%%-*}"
+		series_change="${series_change:-drop}-${DROPPED[-1]%%-*}"
 	done
-	if [ -n "$suffix" ]; then
-		VARIANT="drop$suffix" TREE="$SRC_WORK/linux-drop$suffix" BRANCH="$PATCHED_BRANCH-drop$suffix"
+	for file in "${WITH_ARGS[@]}"; do
+		WITH+=("$(extra_file --with "$file" .patch)")
+		series_change+="${series_change:+-}with-$(basename "${WITH[-1]}" .patch)"
+	done
+	for file in "${CONFIG_ARGS[@]}"; do
+		EXTRA_CONFIG+=("$(extra_file --config "$file" .config)")
+		config_change+="${config_change:+-}config-$(basename "${EXTRA_CONFIG[-1]}" .config)"
+	done
+	if [ -n "$series_change" ]; then
+		TREE="$SRC_WORK/linux-$series_change" BRANCH="$PATCHED_BRANCH-$series_change"
+	fi
+	if [ -n "$series_change$config_change" ]; then
+		VARIANT=$(printf '%s\n' "$VARIANT" "$series_change" "$config_change" |
+			grep -v -x -e '' -e patched | paste -s -d -)
 	fi
 	BUILD=$(build_dir "$TREE" "$VARIANT")
 	KSELFTEST_DIR="$BUILD/kselftest-install"
@@ -355,9 +387,9 @@ resolve_run() {
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
-		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS COMMAND ARGS CHILD_ARGS GIVEN \
+		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
-		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED BUILD KSELFTEST_DIR QUIET
+		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED WITH EXTRA_CONFIG BUILD KSELFTEST_DIR QUIET
 }
 
 main() {

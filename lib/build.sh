@@ -18,14 +18,16 @@ build_dir() {
 
 # ---------------------------------------------------------------- config
 
-# config_fragments BUILD VARIANT CONFIG-VARIANT: the config fragments, in
-# the order they are merged, a later one overriding an earlier one.  A
-# series with patches dropped is configured as CONFIG-VARIANT (the whole
-# series), with a release name of its own (BUILD/release.config).
+# config_fragments BUILD VARIANT CONFIG-VARIANT [EXTRA...]: the config
+# fragments, in the order they are merged, a later one overriding an
+# earlier one.  A series changed by --drop, --with or --config is
+# configured as CONFIG-VARIANT, then the EXTRA fragments (--config), with
+# a release name of its own (BUILD/release.config).
 config_fragments() {
 	printf '%s\n' "$MMF_ROOT/config/mm-frozen.config"
 	[ ! -f "$MMF_ROOT/config/variant-$3.config" ] ||
 		printf '%s\n' "$MMF_ROOT/config/variant-$3.config"
+	[ $# -le 3 ] || printf '%s\n' "${@:4}"
 	[ "$2" = "$3" ] || printf '%s\n' "$1/release.config"
 }
 
@@ -34,13 +36,13 @@ config_hash() {
 	{ cat "${@:2}"; git -C "$1" rev-parse HEAD; } | sha256sum | cut -d' ' -f1
 }
 
-# verify_config TREE BUILD DROPPED FRAGMENT...: each option the fragments
-# set is in BUILD/.config (mmfrozen.kconfig).  DROPPED (0 or 1): the
-# series lacks patches, and an option that no Kconfig file of TREE
-# defines is not checked, since a dropped patch may be what adds it.
+# verify_config TREE BUILD NR-DROPPED FRAGMENT...: each option the
+# fragments set is in BUILD/.config (mmfrozen.kconfig).  When the series
+# lacks patches (NR-DROPPED not 0), an option that no Kconfig file of
+# TREE defines is not checked, since a dropped patch may be what adds it.
 verify_config() {
 	local tree=$1 build=$2 report defined=()
-	if [ "$3" = 1 ]; then
+	if [ "$3" != 0 ]; then
 		git -C "$tree" grep -h -E '^(menu)?config [A-Z0-9_]+$' -- '*Kconfig*' |
 			sed 's/^[a-z]* /CONFIG_/' > "$build/kconfig-defined"
 		defined=(--defined "$build/kconfig-defined")
@@ -53,15 +55,16 @@ verify_config() {
 	[ -z "$report" ] || indent <<< "$report"
 }
 
-# configure_kernel TREE BUILD VARIANT CONFIG-VARIANT: BUILD/.config from
-# allnoconfig and the fragments, remade when they or the tree changed.
+# configure_kernel TREE BUILD VARIANT CONFIG-VARIANT NR-DROPPED
+# [EXTRA...]: BUILD/.config from allnoconfig and the fragments, remade
+# when they or the tree changed.
 configure_kernel() {
 	local tree=$1 build=$2 variant=$3 config_variant=$4 hash stamp="$2/.mm-frozen-config"
 	local -a fragments
 	mkdir -p "$build"
 	[ "$variant" = "$config_variant" ] ||
 		printf 'CONFIG_LOCALVERSION="-mm-frozen-%s"\n' "$variant" > "$build/release.config"
-	mapfile -t fragments < <(config_fragments "$build" "$variant" "$config_variant")
+	mapfile -t fragments < <(config_fragments "$build" "$variant" "$config_variant" "${@:6}")
 	hash=$(config_hash "$tree" "${fragments[@]}")
 	if [ -f "$build/.config" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
 		say "    $build/.config up to date"
@@ -78,8 +81,7 @@ configure_kernel() {
 		tail -n 30 "$build/config.log" >&2
 		die "$E_BUILD" "kernel configuration failed; log: $build/config.log"
 	fi
-	verify_config "$tree" "$build" "$([ "$variant" = "$config_variant" ] && echo 0 || echo 1)" \
-		"${fragments[@]}"
+	verify_config "$tree" "$build" "$5" "${fragments[@]}"
 	printf '%s\n' "$hash" > "$stamp"
 	say "    configured $build/.config from $(printf '%s\n' "${fragments[@]}" | xargs -n1 basename | paste -s -d ' ')"
 }

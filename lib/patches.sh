@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# patches.sh - the series: the patches its file lists, --drop, how each
-# patch applies (checked on a scratch index, the work tree untouched),
-# and git am of those that need it.
+# patches.sh - the series: the patches its file lists, --drop, --with,
+# how each patch applies (checked on a scratch index, the work tree
+# untouched), and git am of those that need it.
 
 # listed_patches DIR: the patch file names that DIR/series lists, in order.
 listed_patches() {
@@ -14,6 +14,21 @@ listed_patches() {
 # but for the DROPPED ones.
 series_patches() {
 	listed_patches "$1" | grep -v -x -F -f <(printf '%s\n' "${@:2}")
+}
+
+# run_patches: the patches this run applies, in order: those of the
+# series in PATCHES but for the DROPPED ones, then the WITH files, by path.
+run_patches() {
+	series_patches "$PATCHES" "${DROPPED[@]}"
+	[ ${#WITH[@]} = 0 ] || printf '%s\n' "${WITH[@]}"
+}
+
+# patch_file DIR NAME: the file of a patch that a series or --with names.
+patch_file() {
+	case "$2" in
+	/*) printf '%s\n' "$2" ;;
+	*) printf '%s/%s\n' "$1" "$2" ;;
+	esac
 }
 
 # require_series DIR: DIR has a series file.
@@ -52,7 +67,8 @@ reverses_from() {
 	copy=$(mktemp)
 	cp "$3" "$copy"
 	for ((i = ${#names[@]} - 1; i >= $4; i--)); do
-		index_apply "$tree" "$copy" -R "$dir/${names[i]}" 2>/dev/null || { ok=1; break; }
+		index_apply "$tree" "$copy" -R "$(patch_file "$dir" "${names[i]}")" 2>/dev/null ||
+			{ ok=1; break; }
 	done
 	rm -f "$copy"
 	return "$ok"
@@ -93,7 +109,7 @@ check_apply() {
 	: > "$out"
 	GIT_INDEX_FILE=$index git -C "$tree" read-tree "$BASE_TAG"
 	for ((i = 0; i < ${#names[@]}; i++)); do
-		p=$dir/${names[i]}
+		p=$(patch_file "$dir" "${names[i]}")
 		if index_apply "$tree" "$index" "$p" 2> "$err"; then
 			printf '%s\tapplies\t\n' "${names[i]}"
 		elif index_apply "$tree" "$index" -R --check "$p" 2>/dev/null; then
@@ -164,8 +180,9 @@ apply_patches() {
 	stamp=$(applied_stamp "$tree")
 	[ ${#names[@]} -gt 0 ] || die "$E_PATCH" "no patches to apply in $dir/series"
 	for p in "${names[@]}"; do
-		[ -f "$dir/$p" ] || die "$E_PATCH" "series lists $p, not found in $dir"
-		hashes+=("$(sha256sum < "$dir/$p" | cut -d' ' -f1)")
+		p=$(patch_file "$dir" "$p")
+		[ -f "$p" ] || die "$E_PATCH" "series lists $p, not found in $dir"
+		hashes+=("$(sha256sum < "$p" | cut -d' ' -f1)")
 	done
 	kept=$(kept_patches "$stamp" "$tree" "${hashes[@]}")
 	if [ "$kept" = "${#names[@]}" ] && [ "$(wc -l < "$stamp")" = "$kept" ]; then
@@ -189,9 +206,10 @@ apply_patches() {
 	fi
 	for ((i = kept; i < ${#names[@]}; i++)); do
 		status=$(sed -n "$((i + 1))p" "$statuses" | cut -f2)
+		p=$(patch_file "$dir" "${names[i]}")
 		case "$status" in
-		applies) git -C "$tree" "${GIT_IDENT[@]}" am -q "$dir/${names[i]}" ;;
-		3-way) git -C "$tree" "${GIT_IDENT[@]}" am -q -3 "$dir/${names[i]}" ;;
+		applies) git -C "$tree" "${GIT_IDENT[@]}" am -q "$p" ;;
+		3-way) git -C "$tree" "${GIT_IDENT[@]}" am -q -3 "$p" ;;
 		in-tree) in_tree=$((in_tree + 1)) ;;
 		esac || die "$E_PATCH" "git am failed on ${names[i]} (the check passed; see above)"
 		printf '%s\t%s\n' "${hashes[i]}" "$(git -C "$tree" rev-parse HEAD)" >> "$stamp"

@@ -5,17 +5,17 @@
 # run, deps, kernel, initramfs, boot, shell, exec; and the small ones:
 # summary, check-log, where, clean.
 
-# apply_series: the series, but for the patches --drop names, on its
-# branch of TREE.  A series with patches dropped has a worktree of its
-# own, so that switching between it and the whole series rebuilds
-# neither.
+# apply_series: the series, but for the patches --drop names and with
+# those --with names, on its branch of TREE.  A series so changed has a
+# worktree of its own, so that switching between it and the whole series
+# rebuilds neither.
 apply_series() {
 	local -a names
 	require_series "$PATCHES"
 	if [ "$TREE" != "$SRC_REPO" ] && ! git -C "$TREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 		checkout_worktree "$SRC_REPO" "$TREE" "$BASE_TAG"
 	fi
-	mapfile -t names < <(series_patches "$PATCHES" "${DROPPED[@]}")
+	mapfile -t names < <(run_patches)
 	apply_patches "$TREE" "$BRANCH" "$PATCHES" "${names[@]}"
 }
 
@@ -30,7 +30,7 @@ stages_to_kernel() {
 		checkout_worktree "$SRC_REPO" "$TREE" "$BASE_TAG"
 		say "    $TREE: pristine $BASE_TAG"
 	else
-		stage "Apply patches/ ($PATCHES)${DROPPED[*]:+, without ${DROPPED[*]}}"
+		stage "Apply patches/ ($PATCHES)${DROPPED[*]:+, without ${DROPPED[*]}}${WITH[*]:+, with ${WITH[*]}}"
 		apply_series
 	fi
 	stages_build "${1:-}"
@@ -42,7 +42,8 @@ stages_build() {
 	stage "Place selftests/mm-frozen in the tree"
 	install_selftests "$TREE"
 	stage "Configure ($VARIANT)"
-	configure_kernel "$TREE" "$BUILD" "$VARIANT" "$CONFIG_VARIANT"
+	configure_kernel "$TREE" "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${#DROPPED[@]}" \
+		"${EXTRA_CONFIG[@]}"
 	stage "Build the kernel ($VARIANT)"
 	build_kernel "$TREE" "$BUILD" "${1:-}"
 	stage "Build the mm-frozen kselftests"

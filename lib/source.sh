@@ -213,7 +213,7 @@ prepare_source() {
 # without the tree (a merged matrix, KCIDB).
 record_checkout() {
 	local -a names=()
-	[ "$VARIANT" = baseline ] || mapfile -t names < <(series_patches "$PATCHES" "${DROPPED[@]}" 2>/dev/null)
+	[ "$VARIANT" = baseline ] || mapfile -t names < <(run_patches 2>/dev/null)
 	mmf_py checkout "$1" --tree "$SOURCE_LABEL" --variant "$VARIANT" \
 		--source-id "$(git -C "$SRC_REPO" tag -l --format='%(contents:subject)' "$BASE_TAG" 2>/dev/null)" \
 		--base-commit "$(git -C "$SRC_REPO" rev-parse -q --verify "$BASE_TAG^{commit}" 2>/dev/null)" \

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The command line: usage errors exit 2 with runner.sh's own message and
 # change nothing; options go before or after the command; --drop names
-# one patch; --help, the README's tables and dispatch come from one
+# one patch, --with and --config a file that names the variant; --help, the README's tables and dispatch come from one
 # command table and one exit-code table, which are well formed.
 set -eu
 # shellcheck source=lib.sh
@@ -35,7 +35,14 @@ expect_usage_error 'matrix needs SPEC\.\.\.' matrix
 expect_usage_error 'exec needs -- CMD\.\.\.' exec
 expect_usage_error '--drop 9999: 0 patches of .* match, not 1' --drop 9999 kernel
 expect_usage_error "--drop 00: $(grep -c '^00' "$MMF_ROOT/patches/series") patches of .* match, not 1" kernel --drop 00
-expect_usage_error '--drop applies to the patched series' --baseline --drop 0014 kernel
+expect_usage_error '--drop and --with change the series, which the baseline does not have' \
+	--baseline --drop 0014 kernel
+expect_usage_error '--with .*/no-such.patch: no such file' --with "$TMP/no-such.patch" kernel
+: > "$TMP/a b.patch"
+expect_usage_error '--with .*/a b.patch: its name must be letters, digits' --with "$TMP/a b.patch" kernel
+expect_usage_error '--config .*/no-such.config: no such file' --config "$TMP/no-such.config" kernel
+expect_usage_error 'series checks the series as patches/ has it: no --with, no --config' \
+	series --config "$MMF_ROOT/config/variant-bench.config"
 expect_usage_error 'series checks the series, not the baseline' series --baseline
 expect_usage_error '--source no-such-thing: not a linux-source package, a tarball or PATH@REF' \
 	--source no-such-thing series
@@ -64,6 +71,15 @@ done
 run_runner --work "$work" --drop 0014 --drop 0017 where build
 [ "$(cat "$TMP/out")" = "$work/linux-drop-0014-0017/.build-drop-0014-0017" ] ||
 	fail "--drop 0014 --drop 0017: not drop-0014-0017"
+# --with and --config name the variant after their files; --config alone
+# keeps the variant's tree.
+: > "$TMP/leak.patch"
+run_runner --work "$work" --variant kasan --drop 0014 --with "$TMP/leak.patch" where build
+[ "$(cat "$TMP/out")" = "$work/linux-drop-0014-with-leak/.build-kasan-drop-0014-with-leak" ] ||
+	fail "--variant kasan --drop 0014 --with leak.patch: not kasan-drop-0014-with-leak"
+run_runner --work "$work" --variant kasan --config "$MMF_ROOT/config/variant-bench.config" where build
+[ "$(cat "$TMP/out")" = "$work/linux/.build-kasan-config-variant-bench" ] ||
+	fail "--variant kasan --config variant-bench.config: not kasan-config-variant-bench in linux/"
 [ ! -e "$work" ] || fail "where created $work"
 
 # The tables, as runner.sh defines them.
@@ -96,4 +112,4 @@ sed -n '/^<!-- runner.sh help markdown -->$/,/^<!-- end -->$/p' "$MMF_ROOT/READM
 usage_markdown > "$TMP/tables"
 diff -u "$TMP/tables" "$TMP/readme-tables" > "$TMP/tables.diff" ||
 	fail "README.md's tables are not those of runner.sh help markdown: $(cat "$TMP/tables.diff")" /dev/null
-echo "cli: $(grep -c "^expect_usage_error " "$0") usage errors rejected, options after the command, --drop, the tables checked, README's tables current"
+echo "cli: $(grep -c "^expect_usage_error " "$0") usage errors rejected, options after the command, --drop, --with, --config, the tables checked, README's tables current"
