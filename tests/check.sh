@@ -14,8 +14,9 @@
 # series check on trees where its verdict is known, and the whole job on
 # an older Debian 6.12 (MMF_OLDER_SOURCE); last, the reports those runs
 # wrote, against their schemas.  make check-full (MMF_CHECK_FULL=1) adds
-# the bisect build of every commit of the series and the tracing check's
-# retries, shown on a bpftrace that says it lost events.  Each step is one
+# the bisect build of every commit of the series, the tracing check's
+# retries, shown on a bpftrace that says it lost events, and the whole
+# target under KASAN, kmemleak and page_owner.  Each step is one
 # result; the last line sums them up.  Options are passed to every
 # runner.sh call.
 #
@@ -62,6 +63,7 @@ step reports tests/expect-reports.sh "$@"
 if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step series-bisect ./runner.sh "$@" series --no-test
 	step tracing-retry tests/expect-retry.sh "$@"
+	step kasan ./runner.sh "$@" --variant kasan
 fi
 
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"
