@@ -271,9 +271,12 @@ decode_reports() {
 
 # show_first_report RESULTS PROBLEM: the report that PROBLEM (a line of
 # kernel_problems) starts, with its stack: 30 lines of the decoded log
-# from it, or kmemleak's first object.
+# from it, or kmemleak's first object.  The line is found by what comes
+# before its first "+0x": the decoder writes a symbol's file and line in
+# place of its offset.
 show_first_report() {
 	local text=${2%%  \[during test *} decoded=$1/decoded-console.log
+	text=${text%%+0x*}
 	[[ $text != "kmemleak: "* ]] || decoded=$1/decoded-kmemleak.txt
 	[ -s "$decoded" ] || return 0
 	printf '    --- the first report, decoded (%s) ---\n' "$decoded" >&2
