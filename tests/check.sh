@@ -15,8 +15,9 @@
 # an older Debian 6.12 (MMF_OLDER_SOURCE); last, the reports those runs
 # wrote, against their schemas.  make check-full (MMF_CHECK_FULL=1) adds
 # the bisect build of every commit of the series, the tracing check's
-# retries, shown on a bpftrace that says it lost events, and the whole
-# target under KASAN, kmemleak and page_owner.  Each step is one
+# retries, shown on a bpftrace that says it lost events, the whole
+# target under KASAN, kmemleak and page_owner, and the sanitizers' teeth:
+# bugs put in on purpose that they must report.  Each step is one
 # result; the last line sums them up.  Options are passed to every
 # runner.sh call.
 #
@@ -64,6 +65,7 @@ if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step series-bisect ./runner.sh "$@" series --no-test
 	step tracing-retry tests/expect-retry.sh "$@"
 	step kasan ./runner.sh "$@" --variant kasan
+	step tooth-uaf tests/expect-tooth.sh uaf "$@"
 fi
 
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"

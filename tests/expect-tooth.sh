@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# expect-tooth.sh - the sanitizers' teeth: a kernel built with a bug put
+# in on purpose, as a variant of --variant kasan, must have the bug
+# reported by the sanitizer that exists for it, with the stacks that say
+# where.
+# The run must end with exit status 7 (a kernel problem), and every
+# pattern of the tooth must be in the decoded console (the report with
+# its stacks, decoded: decoded-console.log).  Fails if the sanitizer
+# stays silent, or if the run breaks otherwise (build, hang).
+#
+#   uaf   a use-after-free: the series without its slab refcount fix
+#         (0014), built without DEBUG_VM, whose VM_BUG_ON would stop
+#         get_page() on a frozen slab page first.  frozen_hazard_test's
+#         bvec over a kmalloc-64 object takes the slab page from 0 to 1
+#         and put_page() frees it under its objects; KASAN reports the
+#         test's next read of the object, and page_owner, in the same
+#         report, the stack that freed the page: put_page()'s
+#         __folio_put().  (KASAN cannot name the object's cache: the free
+#         put the page on a free list, whose link now fills the slab's
+#         cache pointer.)
+#
+# Usage: tests/expect-tooth.sh TOOTH [RUNNER-OPTIONS...]
+
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+readonly TEETH='uaf'
+readonly E_KERNEL=7
+
+# tooth_options TOOTH: the runner options that build and run the tooth,
+# one a line.
+tooth_options() {
+	case "$1" in
+	uaf)
+		printf '%s\n' --variant kasan --drop 0014 \
+			--config tests/data/teeth/no-debug-vm.config --tests frozen_hazard_test ;;
+	esac
+}
+
+# tooth_patterns TOOTH: what the report must say, one extended regular
+# expression a line.
+tooth_patterns() {
+	case "$1" in
+	uaf)
+		printf '%s\n' 'BUG: KASAN: use-after-free in hz_bvec_get_pages' \
+			'Read of size 1 at addr [0-9a-f]+ by task frozen_hazard_t' \
+			'The buggy address belongs to the object at [0-9a-f]+' \
+			'page_owner tracks the page as freed' \
+			'page last free pid [0-9]+ tgid [0-9]+ stack trace:' \
+			'^\[ *[0-9.]+\] __folio_put ' ;;
+	esac
+}
+
+tooth=${1:-}
+[[ " $TEETH " == *" $tooth "* && -n $tooth ]] || {
+	echo "usage: tests/expect-tooth.sh TOOTH [RUNNER-OPTIONS...]; TOOTH: one of $TEETH" >&2
+	exit 2
+}
+shift
+
+results=$(mktemp -d "/tmp/mm-frozen-tooth-$tooth.XXXXXX")
+decoded="$results/decoded-console.log"
+
+# The results stay for a look when the step fails.
+fail() {
+	echo "expect-tooth $tooth: $*; results in $results"
+	exit 1
+}
+
+mapfile -t options < <(tooth_options "$tooth")
+status=0
+./runner.sh "${options[@]}" --results "$results" "$@" || status=$?
+[ "$status" = "$E_KERNEL" ] ||
+	fail "runner.sh ${options[*]} exited with $status, expected $E_KERNEL (a kernel problem)"
+[ -s "$decoded" ] || fail "no decoded console: $decoded"
+while read -r pattern; do
+	grep -q -E -- "$pattern" "$decoded" || fail "the report does not say /$pattern/"
+done < <(tooth_patterns "$tooth")
+echo "expect-tooth $tooth: caught: $(grep -m 1 -o -E -- "$(tooth_patterns "$tooth" | head -n 1).*" "$decoded")"
+rm -rf "$results"
