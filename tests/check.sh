@@ -66,6 +66,7 @@ if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step tracing-retry tests/expect-retry.sh "$@"
 	step kasan ./runner.sh "$@" --variant kasan
 	step tooth-uaf tests/expect-tooth.sh uaf "$@"
+	step tooth-leak tests/expect-tooth.sh leak "$@"
 fi
 
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"

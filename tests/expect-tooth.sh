@@ -20,13 +20,18 @@
 #         __folio_put().  (KASAN cannot name the object's cache: the free
 #         put the page on a free list, whose link now fills the slab's
 #         cache pointer.)
+#   leak  a leaked page: tests/data/teeth/slab-refcount-leak.patch gives
+#         a slab allocated with slab_frozen=0 a refcount of 2;
+#         frozen_knob_test's churn frees such slabs, and the detector of
+#         CONFIG_DEBUG_FROZEN_PAGES reports each one at its free, which
+#         leaves the page to the extra reference.
 #
 # Usage: tests/expect-tooth.sh TOOTH [RUNNER-OPTIONS...]
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-readonly TEETH='uaf'
+readonly TEETH='uaf leak'
 readonly E_KERNEL=7
 
 # tooth_options TOOTH: the runner options that build and run the tooth,
@@ -36,6 +41,9 @@ tooth_options() {
 	uaf)
 		printf '%s\n' --variant kasan --drop 0014 \
 			--config tests/data/teeth/no-debug-vm.config --tests frozen_hazard_test ;;
+	leak)
+		printf '%s\n' --variant kasan --with tests/data/teeth/slab-refcount-leak.patch \
+			--tests frozen_knob_test ;;
 	esac
 }
 
@@ -50,6 +58,8 @@ tooth_patterns() {
 			'page_owner tracks the page as freed' \
 			'page last free pid [0-9]+ tgid [0-9]+ stack trace:' \
 			'^\[ *[0-9.]+\] __folio_put ' ;;
+	leak)
+		printf '%s\n' 'frozen_pages: bad refcount at slab free: pfn:0x[0-9a-f]+ order:[0-9]+ refcount:2 expected:1' ;;
 	esac
 }
 
