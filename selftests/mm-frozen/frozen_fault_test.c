@@ -49,10 +49,18 @@
 #define FREE_PAGES_SLACK	256
 #define SLABS_SLACK	16
 
-/* The fail_page_alloc attributes a test sets, restored afterwards. */
-static const char * const fpa_attrs[] = {
-	"probability", "interval", "times", "space", "verbose", "task-filter",
-	"ignore-gfp-wait", "ignore-gfp-highmem", "min-order",
+/*
+ * The fail_page_alloc attributes a test sets, restored afterwards; the
+ * optional ones exist only with CONFIG_FAULT_INJECTION_STACKTRACE_FILTER.
+ */
+static const struct {
+	const char *name;
+	bool optional;
+} fpa_attrs[] = {
+	{ "probability" }, { "interval" }, { "times" }, { "space" },
+	{ "verbose" }, { "task-filter" }, { "ignore-gfp-wait" },
+	{ "ignore-gfp-highmem" }, { "min-order" },
+	{ "reject-start", true }, { "reject-end", true },
 };
 
 #define NR_FPA_ATTRS ARRAY_SIZE(fpa_attrs)
@@ -78,14 +86,19 @@ static int fpa_write(const char *attr, const char *value)
 	return write_file(path, value);
 }
 
+/* An attribute the kernel does not have is saved as "", not restored. */
 static bool fpa_save(struct fpa_saved *s)
 {
 	char path[PATH_MAX];
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < NR_FPA_ATTRS; i++) {
-		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "/%s", fpa_attrs[i]);
-		if (read_file(path, s->value[i], sizeof(s->value[i])))
+		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "/%s", fpa_attrs[i].name);
+		ret = read_file(path, s->value[i], sizeof(s->value[i]));
+		if (ret == -ENOENT && fpa_attrs[i].optional)
+			s->value[i][0] = '\0';
+		else if (ret)
 			return false;
 	}
 	return true;
@@ -97,7 +110,8 @@ static void fpa_restore(const struct fpa_saved *s)
 	unsigned int i;
 
 	for (i = 0; i < NR_FPA_ATTRS; i++)
-		fpa_write(fpa_attrs[i], s->value[i]);
+		if (s->value[i][0])
+			fpa_write(fpa_attrs[i].name, s->value[i]);
 }
 
 /* Every page allocation, sleeping or not, of any order, can be failed. */
@@ -117,8 +131,8 @@ static int fpa_reach_slab(void)
  * pages now and then, in the task whose stack it saves first when its
  * pool is full: a failure injected there is not the cache's.  With the
  * fault injection stack filter, fail_page_alloc spares every allocation
- * that stack_depot_save_flags() makes.  Returns 1 if it set the filter,
- * 0 if the kernel has no filter or no stack depot, -1 on error.
+ * that stack_depot_save_flags() makes.  Returns 0, or -1 on error; a
+ * kernel without the filter or without a stack depot is left as it is.
  */
 static int fpa_spare_stack_depot(void)
 {
@@ -136,7 +150,7 @@ static int fpa_spare_stack_depot(void)
 		return -1;
 	ksft_print_msg("fail_page_alloc spares %s (%#llx-%#llx)\n",
 		       STACK_DEPOT_SAVE, start, end);
-	return 1;
+	return 0;
 }
 
 /* Free pages: the buddy lists' and the per-CPU lists', from zoneinfo. */
@@ -182,7 +196,6 @@ FIXTURE(fault) {
 	struct case_env env;
 	struct fpa_saved fpa;
 	bool fpa_saved;
-	bool depot_spared;
 	char knob_saved[8];
 	char why[1024];
 };
@@ -204,7 +217,6 @@ FIXTURE_SETUP(fault)
 {
 	const char *why = cases_ready(self->why, sizeof(self->why));
 	bool have_knob;
-	int ret;
 
 	if (why)
 		SKIP(return, "%s", why);
@@ -222,9 +234,7 @@ FIXTURE_SETUP(fault)
 		ASSERT_EQ(0, write_file(KNOB, variant->knob));
 	self->fpa_saved = true;
 	ASSERT_EQ(0, fpa_reach_slab());
-	ret = fpa_spare_stack_depot();
-	ASSERT_LE(0, ret);
-	self->depot_spared = ret;
+	ASSERT_EQ(0, fpa_spare_stack_depot());
 }
 
 FIXTURE_TEARDOWN(fault)
@@ -233,10 +243,6 @@ FIXTURE_TEARDOWN(fault)
 	write_file(MAKE_IT_FAIL, "0");
 	if (self->fpa_saved)
 		fpa_restore(&self->fpa);
-	if (self->depot_spared) {
-		fpa_write("reject-start", "0");
-		fpa_write("reject-end", "0");
-	}
 	if (self->knob_saved[0])
 		write_file(KNOB, self->knob_saved);
 }
@@ -251,25 +257,21 @@ FIXTURE_TEARDOWN(fault)
 static int run_failing(struct case_env *env, const char *name,
 		       unsigned int arg)
 {
-	char path[PATH_MAX], num[16];
-	int fail_fd, case_fd, ret = 0;
-	ssize_t n = 0;
+	int fail_fd = open(MAKE_IT_FAIL, O_WRONLY);
+	int case_fd = case_open(name);
+	int ret;
 
-	snprintf(path, sizeof(path), CASES_DIR "/%s", name);
-	snprintf(num, sizeof(num), "%u", arg);
-	fail_fd = open(MAKE_IT_FAIL, O_WRONLY);
-	case_fd = open(path, O_RDWR);
+	env->result[0] = '\0';
 	if (fail_fd < 0 || case_fd < 0)
 		ret = -errno;
 	else if (write(fail_fd, "1", 1) != 1)
 		ret = -errno;
-	else if (write(case_fd, num, strlen(num)) < 0)
-		ret = -errno;
+	else
+		ret = case_start(case_fd, arg);
 	if (fail_fd >= 0 && write(fail_fd, "0", 1) != 1 && !ret)
 		ret = -errno;
 	if (!ret)
-		n = pread(case_fd, env->result, sizeof(env->result) - 1, 0);
-	env->result[n > 0 ? n : 0] = '\0';
+		ret = case_result(case_fd, env->result, sizeof(env->result));
 	if (case_fd >= 0)
 		close(case_fd);
 	if (fail_fd >= 0)
@@ -342,18 +344,17 @@ static void one_alloc_with_fail_nth(struct __test_metadata *_metadata,
 	/* Both files are opened first: opening allocates. */
 	nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
 	ASSERT_LE(0, nth_fd);
-	case_fd = open(CASES_DIR "/one_alloc", O_RDWR);
+	case_fd = case_open("one_alloc");
 	ASSERT_LE(0, case_fd);
 	ASSERT_EQ((ssize_t)strlen(nth), write(nth_fd, nth, strlen(nth)));
-	ASSERT_EQ(1, write(case_fd, "0", 1));
+	ASSERT_EQ(0, case_start(case_fd, 0));
 	n = pread(nth_fd, buf, sizeof(buf) - 1, 0);
 	ASSERT_LT(0, n);
 	buf[n] = '\0';
 	*nth_after = strtoll(buf, NULL, 0);
 	ASSERT_EQ(1, write(nth_fd, "0", 1));
-	n = pread(case_fd, env->result, sizeof(env->result) - 1, 0);
-	ASSERT_LT(0, n);
-	env->result[n] = '\0';
+	ASSERT_EQ(0, case_result(case_fd, env->result, sizeof(env->result)));
+	ASSERT_NE('\0', env->result[0]);
 	ksft_print_msg("fail-nth %s: %lld left\n", nth, *nth_after);
 	log_case_result("one_alloc", env->result);
 	close(case_fd);

@@ -193,27 +193,50 @@ static inline long long stat_value(const char *name)
 }
 
 /*
+ * A case of mm_frozen_cases.ko is a file: opened (case_open()), written
+ * its argument to run (case_start()), read for its result
+ * (case_result()).  A test that must do nothing else while the case runs
+ * opens the file first.
+ */
+static inline int case_open(const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), CASES_DIR "/%s", name);
+	return open(path, O_RDWR);
+}
+
+/* Runs the case of file @fd with @arg: 0 or -errno, the case's own. */
+static inline int case_start(int fd, unsigned long arg)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lu", arg);
+	return write(fd, num, strlen(num)) < 0 ? -errno : 0;
+}
+
+/* The result of the last run of the case of file @fd: 0 or -errno. */
+static inline int case_result(int fd, char *result, size_t len)
+{
+	ssize_t n = pread(fd, result, len - 1, 0);
+
+	result[n > 0 ? n : 0] = '\0';
+	return n < 0 ? -errno : 0;
+}
+
+/*
  * Runs case @name of mm_frozen_cases.ko with @arg; its result goes to
  * @result.  Returns 0 or -errno (the case's own error, from the write).
  */
 static inline int run_case(const char *name, unsigned long arg, char *result,
 			   size_t len)
 {
-	char path[PATH_MAX], num[32];
-	ssize_t n;
-	int fd, ret = 0;
+	int fd = case_open(name), ret;
 
-	snprintf(path, sizeof(path), CASES_DIR "/%s", name);
-	snprintf(num, sizeof(num), "%lu", arg);
-	fd = open(path, O_RDWR);
+	result[0] = '\0';
 	if (fd < 0)
 		return -errno;
-	if (write(fd, num, strlen(num)) < 0)
-		ret = -errno;
-	n = ret ? 0 : pread(fd, result, len - 1, 0);
-	if (n < 0)
-		ret = -errno;
-	result[n > 0 ? n : 0] = '\0';
+	ret = case_start(fd, arg) ?: case_result(fd, result, len);
 	close(fd);
 	return ret;
 }
