@@ -36,13 +36,14 @@ config_hash() {
 	{ cat "${@:2}"; git -C "$1" rev-parse HEAD; } | sha256sum | cut -d' ' -f1
 }
 
-# verify_config TREE BUILD NR-DROPPED FRAGMENT...: each option the
-# fragments set is in BUILD/.config (mmfrozen.kconfig).  When the series
-# lacks patches (NR-DROPPED not 0), an option that no Kconfig file of
-# TREE defines is not checked, since a dropped patch may be what adds it.
+# verify_config TREE BUILD SERIES FRAGMENT...: each option the fragments
+# set is in BUILD/.config (mmfrozen.kconfig).  When TREE may lack patches
+# of the series (SERIES "partial", not "whole"), an option that no
+# Kconfig file of TREE defines is not checked, since a missing patch may
+# be what adds it.
 verify_config() {
 	local tree=$1 build=$2 report defined=()
-	if [ "$3" != 0 ]; then
+	if [ "$3" = partial ]; then
 		git -C "$tree" grep -h -E '^(menu)?config [A-Z0-9_]+$' -- '*Kconfig*' |
 			sed 's/^[a-z]* /CONFIG_/' > "$build/kconfig-defined"
 		defined=(--defined "$build/kconfig-defined")
@@ -55,9 +56,9 @@ verify_config() {
 	[ -z "$report" ] || indent <<< "$report"
 }
 
-# configure_kernel TREE BUILD VARIANT CONFIG-VARIANT NR-DROPPED
-# [EXTRA...]: BUILD/.config from allnoconfig and the fragments, remade
-# when they or the tree changed.
+# configure_kernel TREE BUILD VARIANT CONFIG-VARIANT SERIES [EXTRA...]:
+# BUILD/.config from allnoconfig and the fragments, remade when they or
+# the tree changed; SERIES as for verify_config.
 configure_kernel() {
 	local tree=$1 build=$2 variant=$3 config_variant=$4 hash stamp="$2/.mm-frozen-config"
 	local -a fragments

@@ -41,8 +41,10 @@ stages_to_kernel() {
 stages_build() {
 	stage "Place selftests/mm-frozen in the tree"
 	install_selftests "$TREE"
+	local series=whole
+	[ "${#DROPPED[@]}" = 0 ] || series=partial
 	stage "Configure ($VARIANT)"
-	configure_kernel "$TREE" "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${#DROPPED[@]}" \
+	configure_kernel "$TREE" "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "$series" \
 		"${EXTRA_CONFIG[@]}"
 	stage "Build the kernel ($VARIANT)"
 	build_kernel "$TREE" "$BUILD" "${1:-}"

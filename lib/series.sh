@@ -59,7 +59,10 @@ bisect_build() {
 		say "    $(git -C "$worktree" log -1 --format='%h %s')"
 		t0=$SECONDS
 		log="$dir/build/${name//[()]/}.log"
-		configure_kernel "$worktree" "$build" bisect patched 0
+		# a commit before the tip lacks the patches after it, and a
+		# series of --patches may lack ours: perhaps what defines an
+		# option of the fragments
+		configure_kernel "$worktree" "$build" bisect patched partial
 		if ! make_logged "$log" "$worktree" "$build" -Otarget bzImage modules; then
 			show_build_failure "$log"
 			printf '%s\tfail\t%s\t\t\n' "$name" "$((SECONDS - t0))" >> "$dir/build.tsv"
