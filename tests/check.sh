@@ -67,6 +67,7 @@ if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step kasan ./runner.sh "$@" --variant kasan
 	step tooth-uaf tests/expect-tooth.sh uaf "$@"
 	step tooth-leak tests/expect-tooth.sh leak "$@"
+	step tooth-double-free tests/expect-tooth.sh double-free "$@"
 fi
 
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"

@@ -25,13 +25,20 @@
 #         frozen_knob_test's churn frees such slabs, and the detector of
 #         CONFIG_DEBUG_FROZEN_PAGES reports each one at its free, which
 #         leaves the page to the extra reference.
+#   double-free  a slab page freed twice:
+#         tests/data/teeth/slab-double-free.patch frees a frozen slab
+#         page again when the first free left it at the head of a free
+#         block; tracing_scripts.sh's workload frees such slabs (one
+#         128 KiB object each), and free_pages_prepare() reports the
+#         second free as a bad page, with page_owner's stacks of the
+#         page's allocation and first free: __free_slab().
 #
 # Usage: tests/expect-tooth.sh TOOTH [RUNNER-OPTIONS...]
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-readonly TEETH='uaf leak'
+readonly TEETH='uaf leak double-free'
 readonly E_KERNEL=7
 
 # tooth_options TOOTH: the runner options that build and run the tooth,
@@ -44,6 +51,9 @@ tooth_options() {
 	leak)
 		printf '%s\n' --variant kasan --with tests/data/teeth/slab-refcount-leak.patch \
 			--tests frozen_knob_test ;;
+	double-free)
+		printf '%s\n' --variant kasan --with tests/data/teeth/slab-double-free.patch \
+			--tests tracing_scripts.sh ;;
 	esac
 }
 
@@ -60,6 +70,14 @@ tooth_patterns() {
 			'^\[ *[0-9.]+\] __folio_put ' ;;
 	leak)
 		printf '%s\n' 'frozen_pages: bad refcount at slab free: pfn:0x[0-9a-f]+ order:[0-9]+ refcount:2 expected:1' ;;
+	double-free)
+		printf '%s\n' 'BUG: Bad page state in process [^ ]+ +pfn:[0-9a-f]+' \
+			'page_type: f0\(buddy\)' \
+			'page dumped because: nonzero mapcount' \
+			'page_owner tracks the page as freed' \
+			'page last allocated via order [4-9],' \
+			'page last free pid [0-9]+ tgid [0-9]+ stack trace:' \
+			'^\[ *[0-9.]+\] __free_slab ' ;;
 	esac
 }
 
