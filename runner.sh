@@ -47,6 +47,9 @@ readonly VARIANTS='patched baseline noknob bench kasan' ACCELS='auto tcg kvm ico
 # shared with the tests (selftests/mm-frozen/mm_frozen.h).
 readonly KERNEL_PROBLEMS_FILE="$MMF_ROOT/selftests/mm-frozen/kernel-problems"
 
+# The mutants of the series ("runner.sh mutants"): a patch each.
+readonly MUTANTS_DIR="$MMF_ROOT/tests/mutants"
+
 . "$MMF_ROOT/lib/core.sh"
 . "$MMF_ROOT/lib/source.sh"
 . "$MMF_ROOT/lib/patches.sh"
@@ -56,6 +59,7 @@ readonly KERNEL_PROBLEMS_FILE="$MMF_ROOT/selftests/mm-frozen/kernel-problems"
 . "$MMF_ROOT/lib/upstream.sh"
 . "$MMF_ROOT/lib/series.sh"
 . "$MMF_ROOT/lib/bench.sh"
+. "$MMF_ROOT/lib/mutants.sh"
 
 # ---------------------------------------------------------------- options
 
@@ -69,6 +73,7 @@ option_table() {
 --variant|NAME|VARIANT|patched (default), baseline, noknob (patched with CONFIG_DEBUG_FROZEN_PAGES=n), bench (patched without DEBUG_VM and DEBUG_PAGE_REF) or kasan (patched with generic KASAN, kmemleak and page_owner), each built in a directory of its own
 --drop|PATCH|DROP_ARGS+|the series without PATCH (a file name of patches/series, or its number: 0014); may be repeated; its own worktree, build and results, named drop-NUMBER (VARIANT-drop-NUMBER for a variant other than patched)
 --with|FILE|WITH_ARGS+|the series with the patch FILE applied on top; may be repeated; its own worktree, build and results, named with-NAME (NAME: FILE's name without .patch)
+--mutant|FILE|MUTANT_ARG|the series with the mutant FILE (a patch of tests/mutants/) on top, in the worktree and build directory that every mutant shares (linux-mutant, variant mutant), so that each rebuilds only what it and the one before touched; results of their own, mutant-NAME
 --config|FILE|CONFIG_ARGS+|the config fragment FILE merged after the variant's; may be repeated; its own build and results, named config-NAME (NAME: FILE's name without .config)
 --patches|DIR|PATCHES|a patch directory with a "series" file [\$MMF_PATCHES, default patches/ of this repository]
 --work|DIR|WORK|the work directory [\$MMF_WORK, default \${XDG_CACHE_HOME:-~/.cache}/mm-frozen]
@@ -116,6 +121,7 @@ exec|-- CMD...||lock,quiet|command|$GUEST_TIMEOUT|cmd_exec|run CMD in the guest 
 upstream|[SUITE...]||lock|command|$UPSTREAM_TIMEOUT|cmd_upstream|the kernel's own suites (KUnit slub_kunit, mm selftests by run_vmtests.sh category; "full" adds the slow ones) into upstream.tsv|./runner.sh upstream kunit:slub_test mm:cow
 upstream-compare||||||cmd_upstream_compare|upstream.tsv beside the baseline's; exit $E_TESTS if a test passes on the baseline and fails or is missing here|./runner.sh upstream-compare
 series||--no-bisect,--no-test,--tests,--guest-cmd|lock|command|tests|cmd_series|the series check: how each patch applies, checkpatch.pl --strict, every commit built with the warnings it adds, a table and series.json; then the run on the tip|./runner.sh series --source linux-source-6.12=6.12.107-1~deb12u1
+mutants|[NAME...]|--tests,--guest-cmd|lock|command||cmd_mutants|each mutant of tests/mutants/ (or those named), a mistake of a rebase put in the series on purpose: built (run --mutant), run, and classified: killed (the failed tests, or the kernel's problem and the test it came in), survived, or did not build; a table and mutants.json; exit $E_TESTS unless every mutant was killed|./runner.sh mutants 0011-memcg-refcounted-free
 matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
 bench|[quick]||lock|bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount|./runner.sh bench quick
@@ -222,7 +228,7 @@ WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen} RESULTS=${MMF_RESULT
 JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-} BOOT_TIMEOUT=${MMF_BOOT_TIMEOUT:-}
 NO_INSTALL=0 NO_WAIT=0 DRY_RUN=0 GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
 BISECT=1 RUN_TESTS=1 JSON='' MERGE=0
-TESTS=() DROP_ARGS=() WITH_ARGS=() CONFIG_ARGS=() COMMAND='' ARGS=() QUIET=0
+TESTS=() DROP_ARGS=() WITH_ARGS=() CONFIG_ARGS=() MUTANT_ARG='' COMMAND='' ARGS=() QUIET=0
 # The options given, with their values but for --source and --results,
 # for the child runner.sh of matrix and bench; the options given.
 CHILD_ARGS=() GIVEN=()
@@ -307,13 +313,21 @@ check_options() {
 	[[ $TIMEOUT =~ ^[0-9]*$ ]] || usage_error "--timeout needs a number of seconds"
 	[[ $BOOT_TIMEOUT =~ ^([1-9][0-9]*)?$ ]] || usage_error "--boot-timeout needs a positive number of seconds"
 	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs needs a positive number"
-	[ $((${#DROP_ARGS[@]} + ${#WITH_ARGS[@]})) = 0 ] || [ "$VARIANT" != baseline ] ||
-		usage_error "--drop and --with change the series, which the baseline does not have"
+	local changes=$((${#DROP_ARGS[@]} + ${#WITH_ARGS[@]}))
+	[ -z "$MUTANT_ARG" ] || changes=$((changes + 1))
+	[ "$changes" = 0 ] || [ "$VARIANT" != baseline ] ||
+		usage_error "--drop, --with and --mutant change the series, which the baseline does not have"
+	[ -z "$MUTANT_ARG" ] || [ "$changes" = 1 ] ||
+		usage_error "--mutant is the whole series and the mutant: no --drop, no --with"
 	case "$COMMAND" in
+	mutants)
+		[ "$changes" = 0 ] ||
+			usage_error "mutants are the whole series and a mutant each, by name: no --drop, --with or --mutant"
+		mutant_files "${ARGS[@]}" > /dev/null ;;
 	series|matrix)
 		[ "$VARIANT" != baseline ] || usage_error "$COMMAND checks the series, not the baseline"
-		[ $((${#WITH_ARGS[@]} + ${#CONFIG_ARGS[@]})) = 0 ] ||
-			usage_error "$COMMAND checks the series as patches/ has it: no --with, no --config"
+		[ "$((${#WITH_ARGS[@]} + ${#CONFIG_ARGS[@]}))${MUTANT_ARG}" = 0 ] ||
+			usage_error "$COMMAND checks the series as patches/ has it: no --with, --config or --mutant"
 		;;
 	esac
 }
@@ -358,6 +372,10 @@ resolve_run() {
 		WITH+=("$(extra_file --with "$file" .patch)")
 		series_change+="${series_change:+-}with-$(basename "${WITH[-1]}" .patch)"
 	done
+	if [ -n "$MUTANT_ARG" ]; then
+		WITH+=("$(extra_file --mutant "$MUTANT_ARG" .patch)")
+		series_change=mutant
+	fi
 	for file in "${CONFIG_ARGS[@]}"; do
 		EXTRA_CONFIG+=("$(extra_file --config "$file" .config)")
 		config_change+="${config_change:+-}config-$(basename "${EXTRA_CONFIG[-1]}" .config)"
@@ -373,7 +391,7 @@ resolve_run() {
 	KSELFTEST_DIR="$BUILD/kselftest-install"
 	kind=$(command_field "$COMMAND" 5)
 	case "$kind" in
-	variant) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT} ;;
+	variant) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT${MUTANT_ARG:+-$(basename "${WITH[-1]}" .patch)}} ;;
 	command) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT-$COMMAND} ;;
 	bench) RESULTS=${RESULTS:-$SRC_WORK/results/bench} ;;
 	matrix) RESULTS=${RESULTS:-$WORK/results/matrix} ;;
@@ -387,7 +405,7 @@ resolve_run() {
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
-		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS COMMAND ARGS CHILD_ARGS GIVEN \
+		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
 		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED WITH EXTRA_CONFIG BUILD KSELFTEST_DIR QUIET
 }

@@ -15,6 +15,9 @@ against tests/schemas/junit.xsd.  From what RESULTS holds:
                             suites, from tip/
   matrix.json               each source's series and tip suites, named
                             "SOURCE: SUITE"
+  mutants.json              the suite "mutants": a testcase per mutant,
+                            a failure when it survived, an error when it
+                            did not build or its run could not tell
 and a testsuite "run" whose one testcase is how the run ended: an error
 when it ended before its tests could tell (a build that failed, a guest
 that hung, an interrupt).  A failed test is a failure; a crashed or
@@ -201,12 +204,32 @@ def series_suites(series, results=None):
     return [('series', cases)] + suites
 
 
+def mutant_case(entry):
+    """A mutant's testcase: it passes when the suite killed the mutant,
+    and says what killed it."""
+    name, by = entry['mutant'], '; '.join(entry['by'])
+    if entry['class'] == 'killed':
+        return Case(name, out='killed by ' + by)
+    if entry['class'] == 'survived':
+        return Case(name, 'failure', 'survived: ' + entry['mistake'])
+    return Case(name, 'error', entry['class'] + (': ' + by if by else ''))
+
+
+def mutants_suites(entries, verdict):
+    cases = [mutant_case(e) for e in entries]
+    return [('mutants', cases),
+            ('run', [outcome_case(cases, verdict.get('exit'), verdict.get('outcome'))])]
+
+
 def suites_of(results):
     """The suites of whatever RESULTS holds."""
     matrix = read_json(os.path.join(results, 'matrix.json'))
     if matrix is not None:
         return [('%s: %s' % (s['source'], name), cases)
                 for s in matrix for name, cases in series_suites(s)]
+    mutants = read_json(os.path.join(results, 'mutants.json'))
+    if mutants is not None:
+        return mutants_suites(mutants, read_json(os.path.join(results, 'verdict.json')) or {})
     series = read_json(os.path.join(results, 'series.json'))
     if series is not None:
         return series_suites(series, results)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The command line: usage errors exit 2 with runner.sh's own message and
 # change nothing; options go before or after the command; --drop names
-# one patch, --with and --config a file that names the variant; --help, the README's tables and dispatch come from one
+# one patch, --with and --config a file that names the variant, --mutant
+# one that every mutant's tree shares; --help, the README's tables and dispatch come from one
 # command table and one exit-code table, which are well formed.
 set -eu
 # shellcheck source=lib.sh
@@ -35,15 +36,23 @@ expect_usage_error 'matrix needs SPEC\.\.\.' matrix
 expect_usage_error 'exec needs -- CMD\.\.\.' exec
 expect_usage_error '--drop 9999: 0 patches of .* match, not 1' --drop 9999 kernel
 expect_usage_error "--drop 00: $(grep -c '^00' "$MMF_ROOT/patches/series") patches of .* match, not 1" kernel --drop 00
-expect_usage_error '--drop and --with change the series, which the baseline does not have' \
+expect_usage_error '--drop, --with and --mutant change the series, which the baseline does not have' \
 	--baseline --drop 0014 kernel
 expect_usage_error '--with .*/no-such.patch: no such file' --with "$TMP/no-such.patch" kernel
 : > "$TMP/a b.patch"
 expect_usage_error '--with .*/a b.patch: its name must be letters, digits' --with "$TMP/a b.patch" kernel
 expect_usage_error '--config .*/no-such.config: no such file' --config "$TMP/no-such.config" kernel
-expect_usage_error 'series checks the series as patches/ has it: no --with, no --config' \
+expect_usage_error 'series checks the series as patches/ has it: no --with, --config or --mutant' \
 	series --config "$MMF_ROOT/config/variant-bench.config"
 expect_usage_error 'series checks the series, not the baseline' series --baseline
+mutant=$(find "$MMF_ROOT/tests/mutants" -name '*.patch' | sort | head -n 1)
+expect_usage_error 'mutants: no mutant no-such-mutant in ' mutants no-such-mutant
+expect_usage_error 'mutants are the whole series and a mutant each, by name: no --drop, --with or --mutant' \
+	mutants --mutant "$mutant"
+expect_usage_error '--drop, --with and --mutant change the series, which the baseline does not have' \
+	--baseline --mutant "$mutant" kernel
+expect_usage_error '--mutant is the whole series and the mutant: no --drop, no --with' \
+	--mutant "$mutant" --with "$mutant" kernel
 expect_usage_error '--source no-such-thing: not a linux-source package, a tarball or PATH@REF' \
 	--source no-such-thing series
 expect_usage_error '--source .*@no-such-ref: no-such-ref is not a commit of' --source "$TMP@no-such-ref" series
@@ -80,6 +89,12 @@ run_runner --work "$work" --variant kasan --drop 0014 --with "$TMP/leak.patch" w
 run_runner --work "$work" --variant kasan --config "$MMF_ROOT/config/variant-bench.config" where build
 [ "$(cat "$TMP/out")" = "$work/linux/.build-kasan-config-variant-bench" ] ||
 	fail "--variant kasan --config variant-bench.config: not kasan-config-variant-bench in linux/"
+# Every mutant shares one tree and build; each has results of its own.
+run_runner --work "$work" --mutant "$mutant" where build
+[ "$(cat "$TMP/out")" = "$work/linux-mutant/.build-mutant" ] || fail "--mutant: not linux-mutant/.build-mutant"
+run_runner --work "$work" --mutant "$mutant" where results
+[ "$(cat "$TMP/out")" = "$work/results/mutant-$(basename "$mutant" .patch)" ] ||
+	fail "--mutant: results not mutant-$(basename "$mutant" .patch)"
 [ ! -e "$work" ] || fail "where created $work"
 
 # The tables, as runner.sh defines them.
@@ -112,4 +127,4 @@ sed -n '/^<!-- runner.sh help markdown -->$/,/^<!-- end -->$/p' "$MMF_ROOT/READM
 usage_markdown > "$TMP/tables"
 diff -u "$TMP/tables" "$TMP/readme-tables" > "$TMP/tables.diff" ||
 	fail "README.md's tables are not those of runner.sh help markdown: $(cat "$TMP/tables.diff")" /dev/null
-echo "cli: $(grep -c "^expect_usage_error " "$0") usage errors rejected, options after the command, --drop, --with, --config, the tables checked, README's tables current"
+echo "cli: $(grep -c "^expect_usage_error " "$0") usage errors rejected, options after the command, --drop, --with, --config, --mutant, the tables checked, README's tables current"

@@ -4,7 +4,7 @@ run (a suite per program, a testcase per KTAP result, a test's
 kernel-log window as its system-out), a guest that crashed (errors, never
 a pass), a run that ended before its tests, kernel problems, the
 kernel's own suites, the series checks of the installed 6.12 and of 6.1,
-and their matrix.  Every file is checked against tests/schemas/junit.xsd
+their matrix, and the mutants of the series.  Every file is checked against tests/schemas/junit.xsd
 with xmllint, as make check checks those of real runs."""
 
 import json
@@ -121,3 +121,20 @@ class JUnit(ScratchTest):
         self.assertEqual([s.get('name') for s in root],
                          ['linux-source-6.12 (installed): series', 'linux-source-6.1: series'])
         self.assertEqual(root.get('failures'), '1')
+
+    def test_the_mutants(self):
+        results = os.path.join(self.tmp, 'mutants')
+        os.makedirs(results)
+        entry = {'mistake': 'a mistake', 'by': []}
+        write_json(os.path.join(results, 'mutants.json'), [
+            dict(entry, mutant='m-killed', **{'class': 'killed', 'by': ['boot: Oops']}),
+            dict(entry, mutant='m-survived', **{'class': 'survived'}),
+            dict(entry, mutant='m-no-build', **{'class': 'no-build'})])
+        write_json(os.path.join(results, 'verdict.json'), {'outcome': 'tests-failed', 'exit': 1})
+        mutants = self.suite(self.junit(results), 'mutants')
+        self.assertEqual(mutants.find("testcase[@name='m-killed']/system-out").text,
+                         'killed by boot: Oops')
+        self.assertEqual(mutants.find("testcase[@name='m-survived']/failure").get('message'),
+                         'survived: a mistake')
+        self.assertEqual(mutants.find("testcase[@name='m-no-build']/error").get('message'),
+                         'no-build')

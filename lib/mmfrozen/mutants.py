@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: GPL-2.0
+"""mutants.py - the series' mutants and what the suite made of each.
+
+A mutant (tests/mutants/NAME.patch) is a patch on top of the whole
+series that undoes part of one of its patches, as a rebase that went
+subtly wrong would.  Its commit message says which patch ("Undoes:"),
+the mistake ("Mistake:") and the test expected to catch it
+("Expected-killer:").  "runner.sh mutants" runs each one, its results in
+RESULTS/NAME, and lists them in RESULTS/mutants.tsv ("NAME <TAB> PATCH
+<TAB> EXIT").  A mutant is:
+
+  killed     its run ended in a failed test, a kernel problem, a hang or
+             a guest that stopped: "by" names the failed tests, the first
+             problem line of each test window (or of the boot, outside
+             every window), or how the guest ended;
+  survived   its run passed: the suite did not notice;
+  no-build   it did not build (a mutant that needs mending);
+  error      the run ended for another reason (the patch did not apply,
+             an interrupt...): not a verdict on the suite.
+
+Usage: python3 -m mmfrozen.mutants report RESULTS
+           RESULTS/mutants.json and the table, of the mutants run so far
+       python3 -m mmfrozen.mutants line RESULTS NAME
+           one line on mutant NAME: its class, by what, in how long
+       python3 -m mmfrozen.mutants verdict RESULTS
+           "passed" when every mutant was killed, else "tests-failed"
+"""
+
+import argparse
+import os
+import re
+import sys
+
+from mmfrozen.results import read_json, read_lines, write_json
+
+TRAILERS = {'Undoes': 'undoes', 'Mistake': 'mistake',
+            'Expected-killer': 'expected'}
+TRAILER = re.compile(r'^(%s): (.*)$' % '|'.join(TRAILERS))
+SUBJECT = re.compile(r'^Subject: (?:\[PATCH[^]]*\] )?(.*)$')
+DURING = re.compile(r'^(.*)  \[during test (.*)\]$')
+FAILED = re.compile(r'^(?:FAIL|TIMEOUT|CRASHED) (.*?)(?: \(.*\))?$')
+KILLING = {'tests-failed', 'kernel-problem', 'guest-timeout', 'guest-failed'}
+# How a run ended, in the mutant's own words, when no test names it.
+ENDED = {'guest-timeout': 'the guest hung (stopped at its timeout)',
+         'guest-failed': 'the guest stopped before its tests finished'}
+STAGE_BUILD = 'Build the kernel'
+STAGE_GUEST = 'Boot the guest'
+
+
+def read_header(path):
+    """{subject, undoes, mistake, expected} of a mutant's patch file."""
+    header = dict.fromkeys(['subject'] + list(TRAILERS.values()), '')
+    subject = False
+    for line in read_lines(path) or []:
+        if line == '---':
+            break
+        m = SUBJECT.match(line)
+        if m:
+            header['subject'], subject = m.group(1), True
+            continue
+        if subject and line.startswith(' '):
+            header['subject'] += line
+            continue
+        subject = False
+        m = TRAILER.match(line)
+        if m:
+            header[TRAILERS[m.group(1)]] = m.group(2)
+    return header
+
+
+def short_test(path):
+    """A KTAP failure path, without the target's prefix."""
+    return path.replace('selftests: mm-frozen: ', '').replace(' / ', ' ')
+
+
+def problem_killers(problems):
+    """The first problem line of each window: "test NAME: LINE", or
+    "boot: LINE" outside every window."""
+    killers, seen = [], set()
+    for line in problems or []:
+        m = DURING.match(line)
+        window, text = (m.group(2), m.group(1)) if m else ('', line)
+        if window in seen:
+            continue
+        seen.add(window)
+        text = re.sub(r'^\[ *[0-9.]+\] ', '', text)
+        killers.append('%s: %s' % ('test ' + window if window else 'boot', text))
+    return killers
+
+
+def stage_seconds(results):
+    """{build, guest, total} seconds of a run, from its stages.tsv."""
+    seconds = {'build': 0.0, 'guest': 0.0, 'total': 0.0}
+    for line in read_lines(os.path.join(results, 'stages.tsv')) or []:
+        fields = line.split('\t')
+        if len(fields) != 3:
+            continue
+        took = float(fields[2])
+        seconds['total'] += took
+        if fields[1].startswith(STAGE_BUILD):
+            seconds['build'] += took
+        elif fields[1].startswith(STAGE_GUEST):
+            seconds['guest'] += took
+    return {k: round(v, 1) for k, v in seconds.items()}
+
+
+def classify(results, status):
+    """(class, by) of a mutant's run in RESULTS, which exited STATUS."""
+    verdict = read_json(os.path.join(results, 'verdict.json')) or {}
+    outcome = verdict.get('outcome', 'exit %d' % status)
+    if outcome == 'passed':
+        return 'survived', []
+    if outcome == 'build-failed':
+        return 'no-build', []
+    if outcome not in KILLING:
+        return 'error', [outcome]
+    by = [short_test(m.group(1)) for m in map(FAILED.match, verdict.get('failures', []))
+          if m]
+    by += problem_killers(read_lines(os.path.join(results, 'kernel-problems.txt')))
+    return 'killed', by or [ENDED.get(outcome, outcome)]
+
+
+def mutant(results, name, patch, status):
+    """What mutants.json says of one mutant."""
+    run = os.path.join(results, name)
+    kind, by = classify(run, status)
+    entry = {'mutant': name, 'patch': patch, 'exit': status, 'class': kind,
+             'by': by, 'seconds': stage_seconds(run)}
+    entry.update(read_header(patch))
+    return entry
+
+
+def read_mutants(results):
+    """Each mutant run so far, as mutants.json lists it."""
+    entries = []
+    for line in read_lines(os.path.join(results, 'mutants.tsv')) or []:
+        name, patch, status = line.split('\t')
+        entries.append(mutant(results, name, patch, int(status)))
+    return entries
+
+
+def undone(entry):
+    """The number of the patch a mutant undoes part of ("0011")."""
+    return entry['undoes'][:4] or '-'
+
+
+def line(entry):
+    by = ' by ' + '; '.join(entry['by']) if entry['by'] else ''
+    return '%s%s, in %ds' % (entry['class'], by, entry['seconds']['total'])
+
+
+def table(entries):
+    rows = ['%-32s %-6s %-9s %6s  %s' % ('MUTANT', 'UNDOES', 'CLASS', 'SECS', 'KILLED BY')]
+    for e in entries:
+        rows.append('%-32s %-6s %-9s %6d  %s' % (
+            e['mutant'], undone(e), e['class'], e['seconds']['total'],
+            e['by'][0] if e['by'] else '-'))
+        rows += ['%58s%s' % ('', b) for b in e['by'][1:]]
+    counts = {}
+    for e in entries:
+        counts[e['class']] = counts.get(e['class'], 0) + 1
+    rows.append('%d mutants: %s; %ds in all' % (
+        len(entries), ', '.join('%d %s' % (n, c) for c, n in sorted(counts.items())),
+        sum(e['seconds']['total'] for e in entries)))
+    return rows
+
+
+def verdict(entries):
+    return ('passed' if entries and all(e['class'] == 'killed' for e in entries)
+            else 'tests-failed')
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description='What the suite made of each mutant.')
+    sub = ap.add_subparsers(dest='command', required=True)
+    sub.add_parser('report').add_argument('results')
+    one = sub.add_parser('line')
+    one.add_argument('results')
+    one.add_argument('name')
+    sub.add_parser('verdict').add_argument('results')
+    args = ap.parse_args(argv)
+    entries = read_mutants(args.results)
+    if args.command == 'report':
+        write_json(os.path.join(args.results, 'mutants.json'), entries)
+        print('\n'.join(table(entries)))
+    elif args.command == 'line':
+        found = [e for e in entries if e['mutant'] == args.name]
+        if not found:
+            print('mutants: %s is not in %s/mutants.tsv' % (args.name, args.results),
+                  file=sys.stderr)
+            return 2
+        print(line(found[-1]))
+    else:
+        print(verdict(entries))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

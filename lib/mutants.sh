@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# mutants.sh - would the suite notice a rebase that went subtly wrong?
+# Each mutant of tests/mutants/ is the whole series and one patch that
+# undoes part of it: a child "runner.sh run --mutant FILE" builds it in
+# the tree and build directory that every mutant shares and runs the
+# target on it; mmfrozen.mutants says what killed it, if anything did.
+
+# mutant_files [NAME...]: the patch of each mutant named (NAME or
+# NAME.patch, of MUTANTS_DIR), in order; every mutant when none is.
+mutant_files() {
+	local name
+	if [ $# = 0 ]; then
+		find "$MUTANTS_DIR" -maxdepth 1 -name '*.patch' | sort
+		return
+	fi
+	for name in "$@"; do
+		name=${name%.patch}
+		[[ $name =~ ^[A-Za-z0-9._-]+$ && -f $MUTANTS_DIR/$name.patch ]] ||
+			die "$E_USAGE" "mutants: no mutant $name in $MUTANTS_DIR"
+		printf '%s\n' "$MUTANTS_DIR/$name.patch"
+	done
+}
+
+# mutants_report RESULTS STATUS: the table of the mutants run so far and
+# RESULTS/mutants.json.  The command's exit report: it runs however the
+# run ends.
+# shellcheck disable=SC2317 # called by the trap
+mutants_report() {
+	mmf_py mutants report "$1"
+	say "(table: $1/mutants.json)"
+}
+
+# cmd_mutants [NAME...]: each mutant built and run by a child runner.sh
+# with this run's options, its output in RESULTS/NAME.log and its results
+# in RESULTS/NAME; "NAME <TAB> PATCH <TAB> EXIT" in RESULTS/mutants.tsv.
+cmd_mutants() {
+	local file name status
+	local -a files
+	mapfile -t files < <(mutant_files "$@")
+	[ ${#files[@]} -gt 0 ] || die "$E_USAGE" "mutants: no mutant in $MUTANTS_DIR"
+	prepare_results "$RESULTS"
+	: > "$RESULTS/mutants.tsv"
+	log_to "$RESULTS/runner.log"
+	# shellcheck disable=SC2034 # run by core.sh's trap
+	EXIT_REPORT=(mutants_report "$RESULTS")
+	say "mm-frozen: ${#files[@]} mutants of the series on $SOURCE_LABEL, results $RESULTS"
+	for file in "${files[@]}"; do
+		name=$(basename "$file" .patch)
+		stage "Mutant $name"
+		status=0
+		"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" --mutant "$file" --results "$RESULTS/$name" \
+			run > "$RESULTS/$name.log" 2>&1 || status=$?
+		printf '%s\t%s\t%s\n' "$name" "$file" "$status" >> "$RESULTS/mutants.tsv"
+		say "    $(mmf_py mutants line "$RESULTS" "$name")"
+	done
+	stage_end
+	[ "$(mmf_py mutants verdict "$RESULTS")" = passed ] ||
+		die "$E_TESTS" "a mutant was not killed (see the table)"
+}

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0
+"""mmfrozen.mutants: each mutant's header, and what killed it, on the
+results of real mutant runs (tests/fixtures/mutants: 0011 killed by a
+test and the kernel's BUG in its window, 0015 by a BUG at boot, 0017 by
+a test alone) and made-up ones (a survivor, a mutant that did not build,
+a hung guest, an interrupted run)."""
+
+import glob
+import os
+import unittest
+
+from helpers import ROOT, ScratchTest, fixture, read, run_main, write
+from mmfrozen import mutants
+
+MUTANTS = os.path.join(ROOT, 'tests', 'mutants')
+
+
+def mutant_patch(name):
+    return os.path.join(MUTANTS, name + '.patch')
+
+
+class HeaderTest(unittest.TestCase):
+
+    def test_wrapped_subject_and_trailers(self):
+        header = mutants.read_header(mutant_patch('0011-memcg-refcounted-free'))
+        self.assertEqual(header['subject'],
+                         'mm/page_alloc: [MUTANT] a failed memcg charge puts a frozen page')
+        self.assertEqual(header['undoes'],
+                         '0011-mm-page_alloc-Move-set_page_refcounted-to-end-of-__a.patch')
+        self.assertEqual(header['mistake'],
+                         'the charge failure keeps __free_pages() on a frozen page')
+        self.assertEqual(header['expected'],
+                         'frozen_fault_test memcg.charge_failure_frees_frozen')
+
+    def test_every_mutant_names_its_patch_mistake_and_killer(self):
+        series = read(os.path.join(ROOT, 'patches', 'series')).split()
+        for path in glob.glob(os.path.join(MUTANTS, '*.patch')):
+            header = mutants.read_header(path)
+            with self.subTest(path=os.path.basename(path)):
+                self.assertIn('[MUTANT]', header['subject'])
+                self.assertIn(header['undoes'], series)
+                self.assertTrue(header['mistake'])
+                self.assertTrue(header['expected'])
+                self.assertTrue(os.path.basename(path).startswith(header['undoes'][:5]))
+
+
+class ClassifyTest(unittest.TestCase):
+
+    def classify(self, name, status):
+        return mutants.classify(fixture('mutants', name), status)
+
+    def test_a_failed_test(self):
+        self.assertEqual(self.classify('0017-stats-swapped', 1),
+                         ('killed', ['frozen_knob_test knob.stats_follow_knob']))
+
+    def test_a_failed_test_and_the_first_problem_of_its_window(self):
+        self.assertEqual(self.classify('0011-memcg-refcounted-free', 7), (
+            'killed', ['frozen_fault_test memcg.charge_failure_frees_frozen',
+                       'test memcg.charge_failure_frees_frozen: page dumped because: '
+                       'VM_BUG_ON_PAGE(page_ref_count(page) == 0)']))
+
+    def test_a_problem_at_boot(self):
+        self.assertEqual(self.classify('0015-slab-refcounted-free', 7), (
+            'killed', ['boot: page dumped because: VM_BUG_ON_PAGE(page_ref_count(page) == 0)']))
+
+    def test_a_hung_guest(self):
+        self.assertEqual(self.classify('hung', 6),
+                         ('killed', ['the guest hung (stopped at its timeout)']))
+
+    def test_survived(self):
+        self.assertEqual(self.classify('survived', 0), ('survived', []))
+
+    def test_did_not_build(self):
+        self.assertEqual(self.classify('no-build', 5), ('no-build', []))
+
+    def test_an_interrupted_run_is_no_verdict(self):
+        self.assertEqual(self.classify('interrupted', 130), ('error', ['interrupted']))
+
+    def test_a_run_that_wrote_no_verdict(self):
+        self.assertEqual(self.classify('no-such-run', 3), ('error', ['exit 3']))
+
+
+class ReportTest(ScratchTest):
+
+    def results(self, *runs):
+        """A mutants run's results directory: mutants.tsv naming RUNS
+        (fixture, status), their results linked in."""
+        lines = []
+        for name, status in runs:
+            os.symlink(fixture('mutants', name), os.path.join(self.tmp, name))
+            lines.append('%s\t%s\t%d\n' % (name, mutant_patch('0011-memcg-refcounted-free'),
+                                           status))
+        write(os.path.join(self.tmp, 'mutants.tsv'), ''.join(lines))
+        return self.tmp
+
+    def test_report_and_json(self):
+        results = self.results(('0011-memcg-refcounted-free', 7), ('survived', 0))
+        status, out = run_main(mutants.main, ['report', results])
+        self.assertEqual(status, 0)
+        lines = out.splitlines()
+        self.assertRegex(lines[1], r'^0011-memcg-refcounted-free +0011 +killed +214  '
+                                   r'frozen_fault_test memcg')
+        self.assertRegex(lines[2], r'^ {58}test memcg\.charge_failure_frees_frozen: ')
+        self.assertRegex(lines[3], r'^survived +0011 +survived +\d+  -$')
+        self.assertEqual(lines[4], '2 mutants: 1 killed, 1 survived; 894s in all')
+        entries = mutants.read_mutants(results)
+        self.assertEqual([e['class'] for e in entries], ['killed', 'survived'])
+        self.assertEqual(entries[0]['seconds'], {'build': 26.3, 'guest': 163.5, 'total': 214.7})
+        self.assertEqual(entries[0]['mistake'],
+                         'the charge failure keeps __free_pages() on a frozen page')
+
+    def test_verdict(self):
+        killed = self.results(('0017-stats-swapped', 1), ('0015-slab-refcounted-free', 7))
+        self.assertEqual(run_main(mutants.main, ['verdict', killed]), (0, 'passed\n'))
+        os.remove(os.path.join(killed, 'mutants.tsv'))
+        self.assertEqual(run_main(mutants.main, ['verdict', killed]), (0, 'tests-failed\n'))
+
+    def test_a_survivor_fails_the_verdict(self):
+        results = self.results(('0017-stats-swapped', 1), ('survived', 0))
+        self.assertEqual(run_main(mutants.main, ['verdict', results]), (0, 'tests-failed\n'))
+
+    def test_line(self):
+        results = self.results(('0015-slab-refcounted-free', 7))
+        status, out = run_main(mutants.main, ['line', results, '0015-slab-refcounted-free'])
+        self.assertEqual(status, 0)
+        self.assertRegex(out, r'^killed by boot: page dumped because: .*, in \d+s\n$')
+        self.assertEqual(run_main(mutants.main, ['line', results, 'other'])[0], 2)
+
+
+if __name__ == '__main__':
+    unittest.main()
