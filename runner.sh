@@ -82,6 +82,7 @@ option_table() {
 --accel|MODE|ACCEL|auto, tcg, kvm or icount [\$MMF_ACCEL, default auto: KVM only if a probe boot under KVM finishes, else TCG; icount: one-thread TCG whose clock counts instructions]
 --timeout|SEC|TIMEOUT|kill the guest after SEC seconds [\$MMF_TIMEOUT, default the command's: for the tests the boot timeout plus each program's kselftest timeout (x10 under TCG)]
 --boot-timeout|SEC|BOOT_TIMEOUT|stop the guest if its test entry has not started SEC seconds after qemu did [\$MMF_BOOT_TIMEOUT, default $BOOT_ALLOWANCE (x10 under TCG)]
+--stop-at-problem||STOP_AT_PROBLEM=1|stop the guest at its kernel's first problem (a panic, Oops, BUG, WARNING...; looked for every 10 s) rather than run the tests to their end: the run's verdict is that problem (exit $E_KERNEL); mutants uses it for each mutant
 --dry-run||DRY_RUN=1|check the command line and say what it leads to (the command, source, variant, work and results directories), then stop: nothing run, nothing written
 --no-install||NO_INSTALL=1|report missing packages instead of installing them
 --no-wait||NO_WAIT=1|fail at once if another run holds the work directory (default: wait for it, saying for whom)
@@ -227,7 +228,7 @@ SOURCE_SPEC='' VARIANT=patched PATCHES=${MMF_PATCHES:-$MMF_ROOT/patches}
 WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen} RESULTS=${MMF_RESULTS:-}
 JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-} BOOT_TIMEOUT=${MMF_BOOT_TIMEOUT:-}
 NO_INSTALL=0 NO_WAIT=0 DRY_RUN=0 GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
-BISECT=1 RUN_TESTS=1 JSON='' MERGE=0
+BISECT=1 RUN_TESTS=1 JSON='' MERGE=0 STOP_AT_PROBLEM=0
 TESTS=() DROP_ARGS=() WITH_ARGS=() CONFIG_ARGS=() MUTANT_ARG='' COMMAND='' ARGS=() QUIET=0
 # The options given, with their values but for --source and --results,
 # for the child runner.sh of matrix and bench; the options given.
@@ -405,7 +406,7 @@ resolve_run() {
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
-		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
+		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
 		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED WITH EXTRA_CONFIG BUILD KSELFTEST_DIR QUIET
 }

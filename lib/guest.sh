@@ -142,22 +142,28 @@ show_guest_output() {
 
 # What stage2.sh prints as the guest's test entry starts.
 GUEST_READY='mm-frozen: guest ready, running '
+# Seconds between two looks for a kernel problem (--stop-at-problem).
+PROBLEM_POLL=10
 
 # wait_guest PID CONSOLE BOOT-TIMEOUT: waits for qemu, started under
 # timeout (PID, in a group of its own), and returns its status; stops it
 # and returns 125 if CONSOLE has no GUEST_READY line BOOT-TIMEOUT seconds
-# after it started.
+# after it started, and, with --stop-at-problem, 126 as soon as CONSOLE
+# shows a kernel problem (looked for every PROBLEM_POLL seconds).
 wait_guest() {
-	local pid=$1 console=$2 deadline=$((SECONDS + $3)) stopped='' rc=0
+	local pid=$1 console=$2 deadline=$((SECONDS + $3)) ready='' stopped='' rc=0 poll=0
 	track_child "$pid"
-	while running_child "$pid" && ! grep -q -F "$GUEST_READY" "$console" 2>/dev/null; do
-		if [ "$SECONDS" -ge "$deadline" ]; then
-			kill -TERM -- "-$pid" 2>/dev/null || true
-			stopped=125
-			break
+	while running_child "$pid"; do
+		[ -n "$ready" ] || ! grep -q -F "$GUEST_READY" "$console" 2>/dev/null || ready=1
+		[ -n "$ready" ] || [ "$SECONDS" -lt "$deadline" ] || { stopped=125; break; }
+		if [ "$STOP_AT_PROBLEM" = 1 ] && [ "$SECONDS" -ge "$poll" ]; then
+			poll=$((SECONDS + PROBLEM_POLL))
+			[ -z "$(kernel_problems "$console")" ] || { stopped=126; break; }
 		fi
+		[ -z "$ready" ] || [ "$STOP_AT_PROBLEM" = 1 ] || break
 		sleep 1
 	done
+	[ -z "$stopped" ] || kill -TERM -- "-$pid" 2>/dev/null || true
 	wait_child "$pid" || rc=$?
 	return "${stopped:-$rc}"
 }
@@ -214,6 +220,10 @@ run_qemu() {
 		show_last_console_lines "$results"
 		die "$E_HANG" "the guest did not start its test entry within ${boot}s" \
 			"(--boot-timeout) and was stopped"
+	fi
+	if [ "$rc" = 126 ]; then
+		say "    stopped at the guest's first kernel problem (--stop-at-problem)"
+		return
 	fi
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		show_last_console_lines "$results"

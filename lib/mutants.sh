@@ -33,8 +33,9 @@ mutants_report() {
 }
 
 # cmd_mutants [NAME...]: each mutant built and run by a child runner.sh
-# with this run's options, its output in RESULTS/NAME.log and its results
-# in RESULTS/NAME; "NAME <TAB> PATCH <TAB> EXIT" in RESULTS/mutants.tsv.
+# with this run's options and --stop-at-problem, its output in
+# RESULTS/NAME.log and its results in RESULTS/NAME; "NAME <TAB> PATCH
+# <TAB> EXIT" in RESULTS/mutants.tsv.
 cmd_mutants() {
 	local file name status
 	local -a files
@@ -50,8 +51,9 @@ cmd_mutants() {
 		name=$(basename "$file" .patch)
 		stage "Mutant $name"
 		status=0
-		"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" --mutant "$file" --results "$RESULTS/$name" \
-			run > "$RESULTS/$name.log" 2>&1 || status=$?
+		# the first problem kills it: the tests after it would only time out
+		"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" --stop-at-problem --mutant "$file" \
+			--results "$RESULTS/$name" run > "$RESULTS/$name.log" 2>&1 || status=$?
 		printf '%s\t%s\t%s\n' "$name" "$file" "$status" >> "$RESULTS/mutants.tsv"
 		say "    $(mmf_py mutants line "$RESULTS" "$name")"
 	done

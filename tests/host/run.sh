@@ -6,7 +6,8 @@
 # kernel that "runner.sh kernel" built.  A test that says "# guest:
 # stand-in or kernel" runs with either guest (lib.sh, MMF_HOST_GUEST): the
 # stand-in qemu of tests/host/data/qemu/ playing a recorded guest, in
-# seconds, or the real kernel.  --fast runs the tests without a kernel
+# seconds, or the real kernel; one that says "# guest: stand-in", with the
+# stand-in alone (a guest that no kernel plays on cue).  --fast runs the tests without a kernel
 # and those with the stand-in, --kernel the tests with the kernel.
 #
 # Usage: tests/host/run.sh [--fast|--kernel] [TEST...]   (default: every test-*.sh)
@@ -18,6 +19,8 @@ cd "$(dirname "$0")" || exit 1
 guests_of() {
 	if grep -q '^# guest: stand-in or kernel$' "$1"; then
 		echo stand-in kernel
+	elif grep -q '^# guest: stand-in$' "$1"; then
+		echo stand-in
 	elif grep -q '^# needs: kernel$' "$1"; then
 		echo kernel
 	else
