@@ -22,9 +22,9 @@ bench_child_failed() {
 # RESULTS/NAME, its output in RESULTS/NAME.log.
 bench_pass() {
 	local name=$1 log="$RESULTS/$1.log"
-	"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
+	child_runner "$log" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
 		--variant "$2" --accel "$3" --results "$RESULTS/$name" \
-		exec -- "${@:4}" > "$log" 2>&1 || bench_child_failed "$log"
+		exec -- "${@:4}" || bench_child_failed "$log"
 	printf '%s\t%s\t%s\n' "$name" "$2" "$3" >> "$RESULTS/passes.tsv"
 	say "    $(grep -c '^bench: ' "$log") cases; $RESULTS/$name"
 }
@@ -32,8 +32,8 @@ bench_pass() {
 # bench_kernel VARIANT: a child runner.sh builds it.
 bench_kernel() {
 	local log="$RESULTS/kernel-$1.log"
-	"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
-		--variant "$1" kernel > "$log" 2>&1 || bench_child_failed "$log"
+	child_runner "$log" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
+		--variant "$1" kernel || bench_child_failed "$log"
 }
 
 # host_lock_cost: the median ns of a lock-prefixed decrement, uncontended

@@ -23,11 +23,17 @@ mutant_files() {
 	done
 }
 
+# The mutant whose run is under way: NAME and PATCH.
+MUTANT_RUNNING=()
+
 # mutants_report RESULTS STATUS: the table of the mutants run so far and
-# RESULTS/mutants.json.  The command's exit report: it runs however the
+# RESULTS/mutants.json, a mutant stopped under way among them (its run
+# ended with STATUS).  The command's exit report: it runs however the
 # run ends.
 # shellcheck disable=SC2317 # called by the trap
 mutants_report() {
+	[ ${#MUTANT_RUNNING[@]} = 0 ] ||
+		printf '%s\t%s\t%s\n' "${MUTANT_RUNNING[@]}" "$2" >> "$1/mutants.tsv"
 	mmf_py mutants report "$1"
 	say "(table: $1/mutants.json)"
 }
@@ -51,9 +57,11 @@ cmd_mutants() {
 		name=$(basename "$file" .patch)
 		stage "Mutant $name"
 		status=0
+		MUTANT_RUNNING=("$name" "$file")
 		# the first problem kills it: the tests after it would only time out
-		"$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" --stop-at-problem --mutant "$file" \
-			--results "$RESULTS/$name" run > "$RESULTS/$name.log" 2>&1 || status=$?
+		child_runner "$RESULTS/$name.log" --stop-at-problem --mutant "$file" \
+			--results "$RESULTS/$name" run || status=$?
+		MUTANT_RUNNING=()
 		printf '%s\t%s\t%s\n' "$name" "$file" "$status" >> "$RESULTS/mutants.tsv"
 		say "    $(mmf_py mutants line "$RESULTS" "$name")"
 	done

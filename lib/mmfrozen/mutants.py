@@ -159,8 +159,8 @@ def table(entries):
     counts = {}
     for e in entries:
         counts[e['class']] = counts.get(e['class'], 0) + 1
-    rows.append('%d mutants: %s; %ds in all' % (
-        len(entries), ', '.join('%d %s' % (n, c) for c, n in sorted(counts.items())),
+    rows.append('%d mutants%s; %ds in all' % (
+        len(entries), ''.join(', %d %s' % (n, c) for c, n in sorted(counts.items())),
         sum(e['seconds']['total'] for e in entries)))
     return rows
 

@@ -102,7 +102,7 @@ class ReportTest(ScratchTest):
                                    r'frozen_fault_test memcg')
         self.assertRegex(lines[2], r'^ {58}test memcg\.charge_failure_frees_frozen: ')
         self.assertRegex(lines[3], r'^survived +0011 +survived +\d+  -$')
-        self.assertEqual(lines[4], '2 mutants: 1 killed, 1 survived; 894s in all')
+        self.assertEqual(lines[4], '2 mutants, 1 killed, 1 survived; 894s in all')
         entries = mutants.read_mutants(results)
         self.assertEqual([e['class'] for e in entries], ['killed', 'survived'])
         self.assertEqual(entries[0]['seconds'], {'build': 26.3, 'guest': 163.5, 'total': 214.7})
