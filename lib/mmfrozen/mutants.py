@@ -9,10 +9,11 @@ the mistake ("Mistake:") and the test expected to catch it
 RESULTS/NAME, and lists them in RESULTS/mutants.tsv ("NAME <TAB> PATCH
 <TAB> EXIT").  A mutant is:
 
-  killed     its run ended in a failed test, a kernel problem, a hang or
-             a guest that stopped: "by" names the failed tests, the first
-             problem line of each test window (or of the boot, outside
-             every window), or how the guest ended;
+  killed     its run ended in a kernel problem, a failed test, a hang or
+             a guest that stopped: "by" names the first problem line of
+             each test window (or of the boot, outside every window),
+             then the tests that failed or crashed (those the log names),
+             or else how the guest ended;
   survived   its run passed: the suite did not notice;
   no-build   it did not build (a mutant that needs mending);
   error      the run ended for another reason (the patch did not apply,
@@ -114,9 +115,9 @@ def classify(results, status):
         return 'no-build', []
     if outcome not in KILLING:
         return 'error', [outcome]
-    by = [short_test(m.group(1)) for m in map(FAILED.match, verdict.get('failures', []))
-          if m]
-    by += problem_killers(read_lines(os.path.join(results, 'kernel-problems.txt')))
+    by = problem_killers(read_lines(os.path.join(results, 'kernel-problems.txt')))
+    by += [short_test(m.group(1)) for m in map(FAILED.match, verdict.get('failures', []))
+           if m and not m.group(1).startswith('(')]
     return 'killed', by or [ENDED.get(outcome, outcome)]
 
 

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """mmfrozen.mutants: each mutant's header, and what killed it, on the
 results of real mutant runs (tests/fixtures/mutants: 0011 killed by a
-test and the kernel's BUG in its window, 0015 by a BUG at boot, 0017 by
-a test alone) and made-up ones (a survivor, a mutant that did not build,
-a hung guest, an interrupted run)."""
+test and the kernel's BUG in its window, 0015 by a BUG at boot, 0004 by
+a BUG at boot and the tests after it, the crashed ones that the log does
+not name left out, 0017 by a test alone) and made-up ones (a survivor, a
+mutant that did not build, a hung guest, an interrupted run)."""
 
 import glob
 import os
@@ -55,13 +56,18 @@ class ClassifyTest(unittest.TestCase):
 
     def test_a_failed_test_and_the_first_problem_of_its_window(self):
         self.assertEqual(self.classify('0011-memcg-refcounted-free', 7), (
-            'killed', ['frozen_fault_test memcg.charge_failure_frees_frozen',
-                       'test memcg.charge_failure_frees_frozen: page dumped because: '
-                       'VM_BUG_ON_PAGE(page_ref_count(page) == 0)']))
+            'killed', ['test memcg.charge_failure_frees_frozen: page dumped because: '
+                       'VM_BUG_ON_PAGE(page_ref_count(page) == 0)',
+                       'frozen_fault_test memcg.charge_failure_frees_frozen']))
 
     def test_a_problem_at_boot(self):
         self.assertEqual(self.classify('0015-slab-refcounted-free', 7), (
             'killed', ['boot: page dumped because: VM_BUG_ON_PAGE(page_ref_count(page) == 0)']))
+
+    def test_a_problem_at_boot_then_the_tests_the_log_names(self):
+        self.assertEqual(self.classify('0004-bulk-no-refcount', 7), (
+            'killed', ['boot: page dumped because: VM_BUG_ON_PAGE(page_ref_count(page) == 0)',
+                       'frozen_pages_test frozen.slab_free_without_refcount_atomic']))
 
     def test_a_hung_guest(self):
         self.assertEqual(self.classify('hung', 6),
@@ -99,8 +105,8 @@ class ReportTest(ScratchTest):
         self.assertEqual(status, 0)
         lines = out.splitlines()
         self.assertRegex(lines[1], r'^0011-memcg-refcounted-free +0011 +killed +214  '
-                                   r'frozen_fault_test memcg')
-        self.assertRegex(lines[2], r'^ {58}test memcg\.charge_failure_frees_frozen: ')
+                                   r'test memcg\.charge_failure_frees_frozen: ')
+        self.assertRegex(lines[2], r'^ {58}frozen_fault_test memcg')
         self.assertRegex(lines[3], r'^survived +0011 +survived +\d+  -$')
         self.assertEqual(lines[4], '2 mutants, 1 killed, 1 survived; 894s in all')
         entries = mutants.read_mutants(results)
