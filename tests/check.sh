@@ -16,8 +16,9 @@
 # wrote, against their schemas.  make check-full (MMF_CHECK_FULL=1) adds
 # the bisect build of every commit of the series, the tracing check's
 # retries, shown on a bpftrace that says it lost events, the whole
-# target under KASAN, kmemleak and page_owner, and the sanitizers' teeth:
-# bugs put in on purpose that they must report.  Each step is one
+# target under KASAN, kmemleak and page_owner, the sanitizers' teeth:
+# bugs put in on purpose that they must report, and the series' mutants,
+# which the suite must kill.  Each step is one
 # result; the last line sums them up.  Options are passed to every
 # runner.sh call.
 #
@@ -68,6 +69,7 @@ if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step tooth-uaf tests/expect-tooth.sh uaf "$@"
 	step tooth-leak tests/expect-tooth.sh leak "$@"
 	step tooth-double-free tests/expect-tooth.sh double-free "$@"
+	step mutants ./runner.sh "$@" mutants
 fi
 
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"

@@ -39,6 +39,9 @@ TRAILERS = {'Undoes': 'undoes', 'Mistake': 'mistake',
 TRAILER = re.compile(r'^(%s): (.*)$' % '|'.join(TRAILERS))
 SUBJECT = re.compile(r'^Subject: (?:\[PATCH[^]]*\] )?(.*)$')
 DURING = re.compile(r'^(.*)  \[during test (.*)\]$')
+# A window whose declared report came too few or too many times names
+# itself (mmfrozen.kernel_log's Window.check).
+MISCOUNT = re.compile(r'^\[ *[0-9.]+\] mm-frozen: test (\S+): expected ')
 FAILED = re.compile(r'^(?:FAIL|TIMEOUT|CRASHED) (.*?)(?: \(.*\))?$')
 KILLING = {'tests-failed', 'kernel-problem', 'guest-timeout', 'guest-failed'}
 # How a run ended, in the mutant's own words, when no test names it.
@@ -81,6 +84,9 @@ def problem_killers(problems):
     for line in problems or []:
         m = DURING.match(line)
         window, text = (m.group(2), m.group(1)) if m else ('', line)
+        miscount = MISCOUNT.match(line)
+        if miscount:
+            window = miscount.group(1)
         if window in seen:
             continue
         seen.add(window)

@@ -3,7 +3,8 @@
 results of real mutant runs (tests/fixtures/mutants: 0011 killed by a
 test and the kernel's BUG in its window, 0015 by a BUG at boot, 0004 by
 a BUG at boot and the tests after it, the crashed ones that the log does
-not name left out, 0017 by a test alone) and made-up ones (a survivor, a
+not name left out, 0014 by BUGs in five windows and a declared report
+missing in a sixth, 0017 by a test alone) and made-up ones (a survivor, a
 mutant that did not build, a hung guest, an interrupted run)."""
 
 import glob
@@ -68,6 +69,15 @@ class ClassifyTest(unittest.TestCase):
         self.assertEqual(self.classify('0004-bulk-no-refcount', 7), (
             'killed', ['boot: page dumped because: VM_BUG_ON_PAGE(page_ref_count(page) == 0)',
                        'frozen_pages_test frozen.slab_free_without_refcount_atomic']))
+
+    def test_a_declared_report_missing_is_its_windows(self):
+        kind, by = self.classify('0014-put-slab', 7)
+        self.assertEqual(kind, 'killed')
+        self.assertFalse([b for b in by if b.startswith('boot:')])
+        self.assertIn('test detector.refcounted_spec_ref.reports_bad_refcount_at_free: mm-frozen: '
+                      'test detector.refcounted_spec_ref.reports_bad_refcount_at_free: expected 1 '
+                      'kernel line(s) matching /frozen_pages: bad refcount at slab free: .* '
+                      'cache:mm_frozen_hazard_ref$/, saw 0', by)
 
     def test_a_hung_guest(self):
         self.assertEqual(self.classify('hung', 6),
