@@ -299,12 +299,19 @@ core_init() {
 
 # child_runner OUT ARG...: a runner.sh with this run's options
 # (CHILD_ARGS) and ARG... (bench's passes, matrix's sources, the
-# mutants), its output to the file OUT, in a group of its own that the
-# trap stops (GUARDED): a signal to this run stops it too, rather than
-# wait for its end; its exit status.  The child's output alone goes to
-# OUT: what the trap prints meanwhile is the run's own.
+# mutants), its output to the file OUT ("-": this run's own), in a group
+# of its own that the trap stops (GUARDED): a signal to this run stops
+# it too, rather than wait for its end; its exit status.  The child's
+# output alone goes to OUT: what the trap prints meanwhile is the run's
+# own.
 child_runner() {
-	"${GUARDED[@]}" "$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" "${@:2}" > "$1" 2>&1 &
+	local out=$1
+	shift
+	if [ "$out" = - ]; then
+		"${GUARDED[@]}" "$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" "$@" &
+	else
+		"${GUARDED[@]}" "$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" "$@" > "$out" 2>&1 &
+	fi
 	wait_child "$!"
 }
 
