@@ -31,9 +31,14 @@ config_fragments() {
 	[ "$2" = "$3" ] || printf '%s\n' "$1/release.config"
 }
 
-# config_hash TREE FRAGMENT...: what the .config is made from.
+# config_hash TREE FRAGMENT...: what the .config is made from: the
+# fragments, and TREE's Kconfig files and scripts/ (kconfig itself, the
+# toolchain probes), as its index has them.  Not its HEAD: a commit that
+# changes code alone (a mutant, most commits of the bisect) leaves the
+# .config as it was.
 config_hash() {
-	{ cat "${@:2}"; git -C "$1" rev-parse HEAD; } | sha256sum | cut -d' ' -f1
+	{ cat "${@:2}"; git -C "$1" ls-files -s -- '*Kconfig*' scripts/; } |
+		sha256sum | cut -d' ' -f1
 }
 
 # verify_config TREE BUILD SERIES FRAGMENT...: each option the fragments
@@ -58,7 +63,7 @@ verify_config() {
 
 # configure_kernel TREE BUILD VARIANT CONFIG-VARIANT SERIES [EXTRA...]:
 # BUILD/.config from allnoconfig and the fragments, remade when they or
-# the tree changed; SERIES as for verify_config.
+# the tree's Kconfig changed (config_hash); SERIES as for verify_config.
 configure_kernel() {
 	local tree=$1 build=$2 variant=$3 config_variant=$4 hash stamp="$2/.mm-frozen-config"
 	local -a fragments
