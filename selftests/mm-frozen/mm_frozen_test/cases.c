@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mm_frozen_cases - runs the hazard cases (hazard.c) and the fault
- * injection cases (fault.c) of the mm-frozen tests on demand.
+ * mm_frozen_cases - runs the hazard cases (hazard.c), the fault
+ * injection cases (fault.c) and the memory pressure cases (pressure.c) of
+ * the mm-frozen tests on demand.
  *
  * Each file of /sys/kernel/debug/mm_frozen_cases/ is one case: a write
  * runs it, with the number written as its parameter, and a read on the
@@ -27,6 +28,7 @@
 static const struct mfc_group *mfc_groups[] = {
 	&mfc_hazard_group,
 	&mfc_fault_group,
+	&mfc_pressure_group,
 };
 
 static struct dentry *mfc_dir;

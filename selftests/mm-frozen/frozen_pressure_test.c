@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * frozen_pressure_test - slab pages and plain pages that the page
+ * allocator gives only under memory pressure, through each of its slow
+ * paths: the min watermark, direct reclaim, the reserve of __GFP_NOFAIL
+ * allocations, the last attempt before the OOM killer, and direct
+ * compaction.  The series moved set_page_refcounted() out of every one of
+ * them: a slab page must come out of each frozen (refcount 0), a plain
+ * page with a refcount of exactly 1.
+ *
+ * The case runs in mm_frozen_cases.ko (see mm_frozen_test/pressure.c),
+ * with ZONE_DMA as its arena.  What shows that each path was taken is
+ * read against the kernel's own account: the zone's watermarks in
+ * /proc/zoneinfo, direct reclaims in ZONE_DMA and successful direct
+ * compactions in /proc/vmstat.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kselftest_harness.h"
+#include "mm_frozen.h"
+
+static const char * const kinds[] = { "slab", "page" };
+
+struct dma_watermarks {
+	long long min, low;
+};
+
+/* ZONE_DMA's min and low watermarks, from /proc/zoneinfo: 0 or -1. */
+static int dma_watermarks(struct dma_watermarks *w)
+{
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	bool in_dma = false;
+	char line[256], zone[32];
+	long long n;
+
+	*w = (struct dma_watermarks){ -1, -1 };
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %*d, zone %31s", zone) == 1)
+			in_dma = !strcmp(zone, "DMA");
+		else if (in_dma && sscanf(line, " min %lld", &n) == 1)
+			w->min = n;
+		else if (in_dma && sscanf(line, " low %lld", &n) == 1)
+			w->low = n;
+	}
+	fclose(f);
+	return w->min < 0 || w->low < 0 ? -1 : 0;
+}
+
+/* A counter of /proc/vmstat; -1 if there is none. */
+static long long vmstat_value(const char *name)
+{
+	char vmstat[8192];
+
+	if (read_file("/proc/vmstat", vmstat, sizeof(vmstat)))
+		return -1;
+	return result_value(vmstat, name);
+}
+
+/* Item @item for @kind in the case's result. */
+static long long kind_res(const struct case_env *env, const char *kind,
+			  const char *item)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_%s", kind, item);
+	return res(env, key);
+}
+
+FIXTURE(pressure) {
+	struct case_env env;
+	struct dma_watermarks wmark;
+	char knob_saved[8];
+	char why[1024];
+};
+
+FIXTURE_VARIANT(pressure) {
+	const char *name;
+	const char *knob;
+};
+
+FIXTURE_VARIANT_ADD(pressure, slab_frozen_1) {
+	.name = "slab_frozen_1", .knob = "1",
+};
+
+FIXTURE_VARIANT_ADD(pressure, slab_frozen_0) {
+	.name = "slab_frozen_0", .knob = "0",
+};
+
+FIXTURE_SETUP(pressure)
+{
+	const char *why = cases_ready(self->why, sizeof(self->why));
+	bool have_knob;
+
+	if (why)
+		SKIP(return, "%s", why);
+	if (dma_watermarks(&self->wmark))
+		SKIP(return, "no ZONE_DMA in /proc/zoneinfo: the cases have no arena");
+	have_knob = !read_file(KNOB, self->knob_saved, sizeof(self->knob_saved));
+	if (!have_knob && strcmp(variant->knob, "1"))
+		SKIP(return, "no %s: slab pages are allocated only one way here", KNOB);
+	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
+	/* Last: the teardown, which puts the knob back, runs only after this. */
+	if (have_knob)
+		ASSERT_EQ(0, write_file(KNOB, variant->knob));
+}
+
+FIXTURE_TEARDOWN(pressure)
+{
+	kmsg_end(&self->env.kmsg);
+	if (self->knob_saved[0])
+		write_file(KNOB, self->knob_saved);
+}
+
+/*
+ * A slab page is frozen unless slab_frozen is 0; without the knob the
+ * series' claim (frozen) is what is checked, so that the baseline fails.
+ * A plain page has a refcount of exactly 1.  -1: no page.
+ */
+static void check_refcounts(struct __test_metadata *_metadata,
+			    const struct case_env *env, const char *knob,
+			    const char *path)
+{
+	long long ref, expected;
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		ref = kind_res(env, kinds[k], "refcount");
+		expected = k || !strcmp(knob, "0") ? 1 : 0;
+		EXPECT_EQ(expected, ref)
+			TH_LOG("%s page from the %s path: refcount %lld, %lld expected (-1: none)",
+			       kinds[k], path, ref, expected);
+	}
+}
+
+/* The slow path's first attempt: the fast path failed low, min passed. */
+TEST_F(pressure, min_watermark)
+{
+	struct dma_watermarks *w = &self->wmark;
+	struct case_env *env = &self->env;
+	long long free, order, seen;
+	unsigned int k;
+	int ret;
+
+	ret = run_logged(env, "slow_min", 0);
+	if (ret == -ERANGE)
+		SKIP(return, "ZONE_DMA's min (%lld) and low (%lld) watermarks: %s",
+		     w->min, w->low, "too close for a page of order 4 or more between them");
+	ASSERT_EQ(0, ret);
+	check_refcounts(_metadata, env, variant->knob, "min");
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		free = kind_res(env, kinds[k], "free_before");
+		order = kind_res(env, kinds[k], "order");
+		ASSERT_LE(0, order);
+		/* What __zone_watermark_ok() compares with the watermark. */
+		seen = free - (1LL << order) + 1;
+		EXPECT_GE(w->low, seen)
+			TH_LOG("%s: %lld free pages pass the low watermark (%lld): no slow path",
+			       kinds[k], free, w->low);
+		EXPECT_LT(w->min, seen)
+			TH_LOG("%s: %lld free pages fail the min watermark (%lld)",
+			       kinds[k], free, w->min);
+	}
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/* Direct reclaim gives pages back, and the attempt after it finds one. */
+TEST_F(pressure, direct_reclaim)
+{
+	struct case_env *env = &self->env;
+	long long stalls;
+	unsigned int k;
+
+	stalls = vmstat_value("allocstall_dma");
+	ASSERT_LE(0, stalls);
+	ASSERT_EQ(0, run_logged(env, "slow_reclaim", 0));
+	stalls = vmstat_value("allocstall_dma") - stalls;
+	check_refcounts(_metadata, env, variant->knob, "reclaim");
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		EXPECT_LT(0, kind_res(env, kinds[k], "reclaimed"))
+			TH_LOG("%s: direct reclaim gave no page back", kinds[k]);
+	ksft_print_msg("%lld direct reclaims in ZONE_DMA\n", stalls);
+	EXPECT_LE(ARRAY_SIZE(kinds), stalls)
+		TH_LOG("fewer direct reclaims in ZONE_DMA (allocstall_dma) than pages after one");
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/* __GFP_NOFAIL's fallback to the reserve, where a failable page fails. */
+TEST_F(pressure, nofail_reserve)
+{
+	struct case_env *env = &self->env;
+	unsigned int k;
+
+	ASSERT_EQ(0, run_logged(env, "slow_nofail", 0));
+	check_refcounts(_metadata, env, variant->knob, "nofail");
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		EXPECT_EQ(1, kind_res(env, kinds[k], "noretry_failed"))
+			TH_LOG("%s: an allocation that may fail did not: no reserve was needed",
+			       kinds[k]);
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/* The high-watermark attempt before the OOM killer, after a parallel free. */
+TEST_F(pressure, before_oom_kill)
+{
+	struct case_env *env = &self->env;
+	unsigned int k;
+	int ret;
+
+	ret = run_logged(env, "slow_oom", 0);
+	if (ret == -ENOENT)
+		SKIP(return, "no reclaim_retry_zone tracepoint: %s",
+		     "nothing marks where reclaim gives up");
+	ASSERT_EQ(0, ret);
+	check_refcounts(_metadata, env, variant->knob, "oom");
+	for (k = 0; k < ARRAY_SIZE(kinds); k++)
+		EXPECT_LT(0, kind_res(env, kinds[k], "freed_at_retry"))
+			TH_LOG("%s: the allocation did not give up on reclaim", kinds[k]);
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/*
+ * Direct compaction makes a free block of the order asked for, and the
+ * page comes after it.  Plain pages only (see pressure.c).  How many of
+ * the case's pages it moved is in the log: none when flushing the per-CPU
+ * lists completed a block.
+ */
+TEST_F(pressure, direct_compaction)
+{
+	struct case_env *env = &self->env;
+	long long successes;
+
+	successes = vmstat_value("compact_success");
+	ASSERT_LE(0, successes);
+	ASSERT_EQ(0, run_logged(env, "slow_compact", 0));
+	successes = vmstat_value("compact_success") - successes;
+	EXPECT_EQ(1, kind_res(env, "page", "refcount"))
+		TH_LOG("page from direct compaction: refcount %lld, 1 expected (-1: none)",
+		       kind_res(env, "page", "refcount"));
+	EXPECT_EQ(1, kind_res(env, "page", "compacted"))
+		TH_LOG("the page did not come from a direct compaction");
+	ksft_print_msg("%lld successful direct compactions\n", successes);
+	EXPECT_LE(1, successes)
+		TH_LOG("no direct compaction succeeded (compact_success)");
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+TEST_HARNESS_MAIN
