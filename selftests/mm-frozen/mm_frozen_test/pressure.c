@@ -42,7 +42,7 @@
  *            lists whose pages complete a block) and finds the page.
  *            Plain pages only: slab pages are never movable, and direct
  *            compaction for an unmovable allocation first moves pages of
- *            unmovable blocks only.
+ *            unmovable blocks only.  -EOPNOTSUPP without compaction.
  *
  * Each reports, for KIND slab and page, KIND_refcount: the page's
  * refcount while in use (-1: the allocation failed), and what shows its
@@ -75,9 +75,10 @@
 /* Down to the min watermark, never below: no reclaim, no reserves. */
 #define PR_FILL_GFP	(__GFP_NOWARN | __GFP_NOMEMALLOC)
 /*
- * Down into the reserves of atomic allocations: reclaim's retry check
- * must fail, and counts the free pages as reclaimable when a zone has no
- * LRU pages (Debian's 6.12).
+ * Down into the reserves of atomic allocations, below half the min
+ * watermark: there reclaim's retry check fails even where it counts a
+ * zone's free pages as reclaimable (Debian's 6.12, for a zone without LRU
+ * pages).
  */
 #define PR_DEEP_GFP	(__GFP_NOWARN | __GFP_HIGH)
 /* One direct reclaim, then give up. */
@@ -328,10 +329,12 @@ static int pr_oom(struct pr_arena *a, struct mfc_result *r, enum pr_kind kind)
 static unsigned long pr_compact_successes(void)
 {
 	unsigned long n = 0;
+#ifdef CONFIG_COMPACTION
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 		n += per_cpu(vm_event_states, cpu).event[COMPACTSUCCESS];
+#endif
 	return n;
 }
 
@@ -511,6 +514,8 @@ static int pr_case_nofail(struct mfc_result *r, unsigned int unused)
 
 static int pr_case_compact(struct mfc_result *r, unsigned int unused)
 {
+	if (!IS_ENABLED(CONFIG_COMPACTION))
+		return -EOPNOTSUPP;
 	return pr_run(r, pr_compact);
 }
 
