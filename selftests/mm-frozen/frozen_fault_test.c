@@ -216,22 +216,19 @@ FIXTURE_VARIANT_ADD(fault, slab_frozen_0) {
 FIXTURE_SETUP(fault)
 {
 	const char *why = cases_ready(self->why, sizeof(self->why));
-	bool have_knob;
 
 	if (why)
 		SKIP(return, "%s", why);
 	if (access(FAIL_PAGE_ALLOC, F_OK))
 		SKIP(return, "no %s: kernel without CONFIG_FAIL_PAGE_ALLOC", FAIL_PAGE_ALLOC);
-	have_knob = !read_file(KNOB, self->knob_saved, sizeof(self->knob_saved));
-	if (!have_knob && strcmp(variant->knob, "1"))
-		SKIP(return, "no %s: slab pages are allocated only one way here", KNOB);
+	if (!knob_save(variant->knob, self->knob_saved, sizeof(self->knob_saved)))
+		SKIP(return, "%s", KNOB_MISSING);
 	ASSERT_LT(0, file_value(CHURN_CACHE, "order"))
 		TH_LOG("the churn cache's slabs must have a fallback order below theirs");
 	ASSERT_TRUE(fpa_save(&self->fpa));
 	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
 	/* Last: the teardown, which puts things back, runs only after this. */
-	if (have_knob)
-		ASSERT_EQ(0, write_file(KNOB, variant->knob));
+	ASSERT_EQ(0, knob_set(self->knob_saved, variant->knob));
 	self->fpa_saved = true;
 	ASSERT_EQ(0, fpa_reach_slab());
 	ASSERT_EQ(0, fpa_spare_stack_depot());
@@ -243,8 +240,7 @@ FIXTURE_TEARDOWN(fault)
 	write_file(MAKE_IT_FAIL, "0");
 	if (self->fpa_saved)
 		fpa_restore(&self->fpa);
-	if (self->knob_saved[0])
-		write_file(KNOB, self->knob_saved);
+	knob_restore(self->knob_saved);
 }
 
 /*

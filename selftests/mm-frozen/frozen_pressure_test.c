@@ -95,26 +95,22 @@ FIXTURE_VARIANT_ADD(pressure, slab_frozen_0) {
 FIXTURE_SETUP(pressure)
 {
 	const char *why = cases_ready(self->why, sizeof(self->why));
-	bool have_knob;
 
 	if (why)
 		SKIP(return, "%s", why);
 	if (dma_watermarks(&self->wmark))
 		SKIP(return, "no ZONE_DMA in /proc/zoneinfo: the cases have no arena");
-	have_knob = !read_file(KNOB, self->knob_saved, sizeof(self->knob_saved));
-	if (!have_knob && strcmp(variant->knob, "1"))
-		SKIP(return, "no %s: slab pages are allocated only one way here", KNOB);
+	if (!knob_save(variant->knob, self->knob_saved, sizeof(self->knob_saved)))
+		SKIP(return, "%s", KNOB_MISSING);
 	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
 	/* Last: the teardown, which puts the knob back, runs only after this. */
-	if (have_knob)
-		ASSERT_EQ(0, write_file(KNOB, variant->knob));
+	ASSERT_EQ(0, knob_set(self->knob_saved, variant->knob));
 }
 
 FIXTURE_TEARDOWN(pressure)
 {
 	kmsg_end(&self->env.kmsg);
-	if (self->knob_saved[0])
-		write_file(KNOB, self->knob_saved);
+	knob_restore(self->knob_saved);
 }
 
 /*

@@ -407,6 +407,35 @@ static inline int kmsg_count(struct kmsg *k, const char *ere)
 	return found;
 }
 
+/* --------------------------------------- the knob of a slab_frozen variant */
+
+#define KNOB_MISSING	"no " KNOB ": slab pages are allocated only one way here"
+
+/*
+ * Saves the knob in @saved ("" without one) for a variant that wants it
+ * at @want.  Returns whether the variant can run: without the knob, slab
+ * pages are allocated frozen only (KNOB_MISSING).
+ */
+static inline bool knob_save(const char *want, char *saved, size_t len)
+{
+	if (!read_file(KNOB, saved, len))
+		return true;
+	saved[0] = '\0';
+	return !strcmp(want, "1");
+}
+
+/* Sets the knob that knob_save() found to @want: 0 or -errno. */
+static inline int knob_set(const char *saved, const char *want)
+{
+	return saved[0] ? write_file(KNOB, want) : 0;
+}
+
+static inline void knob_restore(const char *saved)
+{
+	if (saved[0])
+		write_file(KNOB, saved);
+}
+
 /* ------------------------------------------------------- test helpers */
 
 /* A test's kernel log window and the result of its last case. */
