@@ -50,6 +50,9 @@ readonly KERNEL_PROBLEMS_FILE="$MMF_ROOT/selftests/mm-frozen/kernel-problems"
 # The mutants of the series ("runner.sh mutants"): a patch each.
 readonly MUTANTS_DIR="$MMF_ROOT/tests/mutants"
 
+# The status each test must have, a file per variant (VARIANT.txt).
+readonly EXPECTED_DIR="$MMF_ROOT/tests/expected"
+
 . "$MMF_ROOT/lib/core.sh"
 . "$MMF_ROOT/lib/source.sh"
 . "$MMF_ROOT/lib/patches.sh"
@@ -87,10 +90,12 @@ option_table() {
 --no-install||NO_INSTALL=1|report missing packages instead of installing them
 --no-wait||NO_WAIT=1|fail at once if another run holds the work directory (default: wait for it, saying for whom)
 --tests|NAME[,NAME]|TESTS+|run only these programs of the mm-frozen kselftest target (e.g. frozen_hazard_test,plumbing.sh)
+--expect|FILE|EXPECT|hold the tests to the statuses that FILE expects (lib/mmfrozen/expected.py) [default: tests/expected/VARIANT.txt when the guest runs the mm-frozen target and it exists]; a test with another status, a missing one and an extra one fail the run
 --guest-cmd|CMD|GUEST_CMD|the guest's test entry [\$MMF_GUEST_CMD, default guest-init/tests.sh]
 --no-bisect||BISECT=0|build only the tip, not every commit
 --no-test||RUN_TESTS=0|stop after the table, no guest run
 --merge||MERGE=1|matrix: the arguments are results directories of "runner.sh series" jobs run on their own (CI jobs), merged into one table without a tree or a work directory
+--record||RECORD=1|expect: write the expectation file from the run rather than compare
 --json||JSON=1|print JSON: a list of objects (spec, name, package, version) that a CI matrix reads as it is
 EOF
 }
@@ -126,6 +131,7 @@ mutants|[NAME...]|--tests,--guest-cmd|lock|command||cmd_mutants|each mutant of t
 matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
 bench|[quick]||lock|bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount|./runner.sh bench quick
+expect||--record||variant||cmd_expect|the tests of the variant's last run (its results) against the statuses it must have (tests/expected/VARIANT.txt, or --expect FILE): each difference; exit $E_TESTS if there is one; --record: that file made from the run, to review by hand|./runner.sh expect --baseline --record
 summary||||||cmd_summary|pages and refcount atomics per path, patched beside baseline, from the last runs|./runner.sh summary
 check-log|FILE|||||cmd_check_log|the kernel problems in a console or dmesg log; exit $E_KERNEL if there are some|./runner.sh check-log console.log
 where|[NAME]|||variant||cmd_where|the paths the options lead to: work, source, tree, build, results; or the one NAME|./runner.sh where build --baseline
@@ -227,8 +233,8 @@ cmd_help() { # cmd_help [markdown]
 SOURCE_SPEC='' VARIANT=patched PATCHES=${MMF_PATCHES:-$MMF_ROOT/patches}
 WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen} RESULTS=${MMF_RESULTS:-}
 JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-} BOOT_TIMEOUT=${MMF_BOOT_TIMEOUT:-}
-NO_INSTALL=0 NO_WAIT=0 DRY_RUN=0 GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
-BISECT=1 RUN_TESTS=1 JSON='' MERGE=0 STOP_AT_PROBLEM=0
+NO_INSTALL=0 NO_WAIT=0 DRY_RUN=0 EXPECT='' GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
+BISECT=1 RUN_TESTS=1 JSON='' MERGE=0 RECORD=0 STOP_AT_PROBLEM=0
 TESTS=() DROP_ARGS=() WITH_ARGS=() CONFIG_ARGS=() MUTANT_ARG='' COMMAND='' ARGS=() QUIET=0
 # The options given, with their values but for --source and --results,
 # for the child runner.sh of matrix and bench; the options given.
@@ -355,9 +361,13 @@ extra_file() {
 # its own, named by the changes; a config changed by --config, a build
 # directory of its own.
 resolve_run() {
-	local source drop file series_change='' config_change='' kind
+	local source drop file series_change='' config_change='' kind expect
 	WORK=$(absolute "$WORK")
 	PATCHES=$(absolute "$PATCHES")
+	if [ -n "$EXPECT" ]; then
+		EXPECT=$(absolute "$EXPECT")
+		[[ -f $EXPECT && -r $EXPECT ]] || usage_error "--expect $EXPECT: no such file"
+	fi
 	source=$(resolve_source "$SOURCE_SPEC" "$WORK")
 	{ read -r SOURCE_KIND; read -r SOURCE_LABEL; read -r SOURCE_LOCATOR
 	  read -r SOURCE_COMMIT; read -r SRC_WORK; } <<< "$source"
@@ -402,11 +412,14 @@ resolve_run() {
 		RESULTS=$(absolute "$RESULTS")
 		check_results "$RESULTS"
 	fi
+	expect=$(expectation_file)
+	[ -z "$expect" ] || mmf_py expected check "$expect" ||
+		usage_error "the expected statuses in $expect cannot be read"
 	[ -n "$TIMEOUT" ] || [ "$(command_field "$COMMAND" 6)" = tests ] ||
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
-		NO_WAIT DRY_RUN GUEST_CMD BISECT RUN_TESTS JSON MERGE STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
+		NO_WAIT DRY_RUN EXPECT GUEST_CMD BISECT RUN_TESTS JSON MERGE RECORD STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
 		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED WITH EXTRA_CONFIG BUILD KSELFTEST_DIR QUIET
 }

@@ -87,6 +87,22 @@ guest_command() {
 	printf '%s\n' "$GUEST_CMD" "${TESTS[@]}"
 }
 
+# runs_the_target: the guest runs the mm-frozen target (no --guest-cmd).
+runs_the_target() {
+	[ "$GUEST_CMD" = "$MMF_ROOT/guest-init/tests.sh" ]
+}
+
+# expectation_file: the expected statuses the tests' verdict holds the
+# run to: --expect's file, else EXPECTED_DIR/VARIANT.txt when the guest
+# runs the mm-frozen target; nothing when there is none.
+expectation_file() {
+	if [ -n "$EXPECT" ]; then
+		printf '%s\n' "$EXPECT"
+	elif runs_the_target && [ -f "$EXPECTED_DIR/$VARIANT.txt" ]; then
+		printf '%s\n' "$EXPECTED_DIR/$VARIANT.txt"
+	fi
+}
+
 # boot_timeout ACCEL: the seconds qemu has to reach the guest's test
 # entry: --boot-timeout, or BOOT_ALLOWANCE scaled like the tests'.
 boot_timeout() {
@@ -101,7 +117,7 @@ boot_timeout() {
 # GUEST_TIMEOUT.
 guest_timeout() {
 	local per n=${#TESTS[@]}
-	if [ "$GUEST_CMD" != "$MMF_ROOT/guest-init/tests.sh" ]; then
+	if ! runs_the_target; then
 		echo "$GUEST_TIMEOUT"
 		return
 	fi
@@ -324,16 +340,26 @@ guest_status() {
 	cat "$1/guest/status"
 }
 
+# tests_verdict RESULTS [GUEST-STATUS]: mmfrozen.verdict on the tests of
+# RESULTS, held to the expected statuses of the programs they ran.
+tests_verdict() {
+	local expect programs
+	expect=$(expectation_file)
+	programs=$(IFS=,; echo "${TESTS[*]}")
+	mmf_py verdict tests "$1" --variant "$VARIANT" --release "$(kernel_release "$TREE" "$BUILD")" \
+		${2:+--status "$2"} ${expect:+--expect "$expect"} ${programs:+--programs "$programs"}
+}
+
 # ktap_verdict RESULTS [GUEST-STATUS]: the tests' verdict (mmfrozen.verdict
 # reads the KTAP: in 6.12 neither run_kselftest.sh nor "make run_tests"
 # exits non-zero when a test fails) in RESULTS/verdict.json; false unless
-# every test passed and the guest's command exited 0.  A guest that did
-# not finish (no status) is read from its console.
+# every test passed with the status it must have, and the guest's command
+# exited 0.  A guest that did not finish (no status) is read from its
+# console.
 ktap_verdict() {
 	local results=$1 status=${2:-} verdict=0
 	say ""
-	mmf_py verdict tests "$results" --variant "$VARIANT" \
-		--release "$(kernel_release "$TREE" "$BUILD")" ${status:+--status "$status"} || verdict=1
+	tests_verdict "$results" "$status" || verdict=1
 	case "$status" in
 	0) ;;
 	'') say "    the guest did not finish its test command" ;;
@@ -354,8 +380,7 @@ read_unread_ktap() {
 	[ -n "$UNREAD_KTAP" ] && [ -s "$UNREAD_KTAP/console.log" ] || return 0
 	say "    the tests' KTAP, as far as the console shows it:"
 	# the counts only: the run's status is decided already
-	mmf_py verdict tests "$UNREAD_KTAP" --variant "$VARIANT" \
-		--release "$(kernel_release "$TREE" "$BUILD")" | indent || true
+	tests_verdict "$UNREAD_KTAP" | indent || true
 }
 
 # boot_and_test RESULTS: the tests in a guest, and their verdict.  It

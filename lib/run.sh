@@ -122,6 +122,19 @@ cmd_exec() {
 	fi
 }
 
+# cmd_expect: the tests of RESULTS against the expected statuses of
+# VARIANT; with --record, those written from them.
+cmd_expect() {
+	local file=${EXPECT:-$EXPECTED_DIR/$VARIANT.txt}
+	[ -f "$RESULTS/verdict.json" ] || die "$E_USAGE" "expect: no $RESULTS/verdict.json: run the tests first"
+	if [ "$RECORD" = 1 ]; then
+		mmf_py expected record "$RESULTS" "$file" || die "$E_USAGE" "expect: $file not written"
+		return
+	fi
+	[ -f "$file" ] || die "$E_USAGE" "expect: no $file (runner.sh expect --record writes it)"
+	mmf_py expected compare "$RESULTS" "$file" || exit "$E_TESTS"
+}
+
 cmd_summary() {
 	mmf_py summary "$SRC_WORK/results"
 }

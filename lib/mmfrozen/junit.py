@@ -7,7 +7,9 @@ against tests/schemas/junit.xsd.  From what RESULTS holds:
   verdict.json with tests   a testsuite per kselftest program, named as
                             KernelCI names it (kselftest.mm-frozen.PROGRAM),
                             a testcase per KTAP result, with its kernel-log
-                            window (console.log) as system-out; and the
+                            window (console.log) as system-out; the suite
+                            "expected-statuses": a failure per test whose
+                            status is not the expected one; and the
                             suite "kernel-log": the problem lines
   upstream.tsv              a testsuite per upstream suite (mm:cow)
   series.json               the suite "series": each patch's apply,
@@ -90,11 +92,25 @@ def program_cases(test, windows, prefix=''):
     return cases
 
 
+def expected_suite(expected):
+    """The suite "expected-statuses": a failure for each test whose status
+    is not the one the expectation file says (a pass that became a skip,
+    a test gone missing, an extra one), else one case that passes; none
+    when the run was held to no file."""
+    if not expected or not expected.get('file'):
+        return []
+    cases = [Case(d['path'], 'failure', d['text']) for d in expected['differences']]
+    return [('expected-statuses', cases or [Case('every status as expected',
+                                                 out=expected['file'])])]
+
+
 def tests_suites(verdict, windows, problems):
-    """The suites of a run's tests (verdict.json's tree), and its kernel
-    log's when the run checked it (PROBLEMS, None when not)."""
+    """The suites of a run's tests (verdict.json's tree) and of their
+    expected statuses, and its kernel log's when the run checked it
+    (PROBLEMS, None when not)."""
     suites = [(suite_name(t['name']), program_cases(t, windows))
               for t in verdict.get('tests', [])]
+    suites += expected_suite(verdict.get('expected'))
     if problems is None:
         return suites
     if problems:

@@ -11,7 +11,10 @@ From what RESULTS holds (as junit.py reads it):
                   kselftest.mm-frozen.PROGRAM.CASE, its kernel-log window
                   as log_excerpt; kselftest.mm-frozen itself, how the run
                   ended: a guest that crashed or timed out is ERROR, one
-                  that never ran its tests MISS, never PASS
+                  that never ran its tests MISS, never PASS; a MISS for
+                  each test that the expected statuses have and the run
+                  has not, and kselftest.mm-frozen.expected_statuses,
+                  FAIL with each difference from them, or PASS
   upstream.tsv    kunit.slub_test.CASE, kselftest.mm.PROGRAM[.CASE]
   matrix.json     a checkout, build and tests each source
 Statuses: PASS, FAIL, SKIP, ERROR (crashed, timed out, a plan not met)
@@ -31,7 +34,7 @@ import os
 import re
 import sys
 
-from mmfrozen import kernel_log, ktap, series as series_check, upstream
+from mmfrozen import expected, kernel_log, ktap, series as series_check, upstream
 from mmfrozen.results import read_json, write_json
 from mmfrozen.verdict import read_run
 
@@ -136,11 +139,35 @@ def run_status(verdict):
     return OUTCOME_STATUS.get(verdict.get('outcome'), 'MISS')
 
 
+def expected_path(path):
+    """The dotted path of an expectation file's test: "selftests:
+    mm-frozen: frozen_hazard_test / slab_page.x" is
+    kselftest.mm-frozen.frozen_hazard_test.slab_page.x."""
+    program, *subtests = path.split(expected.SEPARATOR)
+    return path_of([*ROOT_PATH, part(program.split(': ')[-1])] +
+                   sum((case_parts(s) for s in subtests), []))
+
+
+def expected_tests(build_id, exp):
+    """The tests of verdict.json's "expected": a MISS for each missing
+    test, and expected_statuses, FAIL with each difference, or PASS;
+    none when the run was held to no file."""
+    if not exp or not exp.get('file'):
+        return []
+    diffs = exp['differences']
+    records = [test_record(build_id, expected_path(d['path']), 'MISS')
+               for d in diffs if d['got'] is None]
+    return records + [test_record(build_id, path_of([*ROOT_PATH, 'expected_statuses']),
+                                  'FAIL' if diffs else 'PASS',
+                                  '\n'.join(d['text'] for d in diffs))]
+
+
 def run_tests(build_id, verdict, windows, problems):
     records = [test_record(build_id, path_of(ROOT_PATH), run_status(verdict))]
     for test in verdict.get('tests', []):
         program = part(test['name'].split(': ')[-1])
         records += program_tests(build_id, test, windows, [*ROOT_PATH, program])
+    records += expected_tests(build_id, verdict.get('expected'))
     if problems is not None:
         records.append(test_record(build_id, path_of([*ROOT_PATH, 'kernel_log']),
                                    kernel_log_status(verdict, problems), '\n'.join(problems)))

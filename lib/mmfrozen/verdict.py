@@ -2,13 +2,17 @@
 """verdict.py - RESULTS/verdict.json: the tests' verdict and how the run ended.
 
   python3 -m mmfrozen.verdict tests RESULTS --variant V --release R [--status N]
+                                 [--expect FILE] [--programs NAME,...]
       The tests' verdict from the KTAP of the guest's command:
       RESULTS/guest/output.log, or, without --status (the guest did not
       finish), RESULTS/console.log, whose last lines the output file may
-      lack.  Writes verdict.json (variant, kernelrelease, guest_status,
-      then the counts and the tree of ktap.py), prints the failures and
-      the summary line.  Exit status 0 when every test passed and the
-      command exited 0, else 1.
+      lack.  With --expect, each test's status against FILE (expected.py)
+      on the accelerator of RESULTS/accel, for the programs asked for
+      (--programs, else all of them).  Writes verdict.json (variant,
+      kernelrelease, guest_status, then the counts and the tree of
+      ktap.py, and "expected"), prints the failures, the differences and
+      the summary line.  Exit status 0 when every test passed as expected
+      and the command exited 0, else 1; 2 for a FILE that cannot be read.
 
   python3 -m mmfrozen.verdict finish RESULTS --variant V --outcome NAME --exit N
       How the run ended, added to verdict.json (written with the variant
@@ -22,7 +26,7 @@ import argparse
 import os
 import sys
 
-from mmfrozen import kernel_log, ktap
+from mmfrozen import expected, kernel_log, ktap
 from mmfrozen.results import read_json, read_lines, write_json
 
 
@@ -32,13 +36,35 @@ def guest_log(results, status):
     return os.path.join(results, 'guest', 'output.log')
 
 
-def tests_verdict(results, variant, release, status):
+def tests_verdict(results, variant, release, status, expect=None, programs=None):
     """verdict.json's contents after a guest run; STATUS is the guest
-    command's exit status, None when it did not finish."""
+    command's exit status, None when it did not finish; EXPECT the
+    expectation file's path (None: none), PROGRAMS the programs the run
+    asked for (None: all).  A test whose status differs from what EXPECT
+    says fails the verdict."""
     head = {'variant': variant, 'kernelrelease': release,
             'guest_status': status}
     head.update(ktap.report(ktap.read_log(guest_log(results, status)), variant))
+    diffs = []
+    if expect:
+        accel = (read_accel(results) or {}).get('name')
+        diffs = expected.differences(expected.read_file(expect), head['tests'], accel, programs)
+    head['expected'] = {'file': expect, 'programs': programs, 'differences': diffs}
+    if diffs:
+        head['verdict'] = 'fail'
     return head
+
+
+def verdict_lines(verdict):
+    """What the runner prints of a verdict: the failures, the
+    differences from the expected statuses, the summary line."""
+    lines = ktap.report_lines(verdict)
+    exp = verdict['expected']
+    if not exp['file']:
+        return lines[:-1] + ['    statuses not compared: no expectation file'] + lines[-1:]
+    diffs = ['    ' + d['text'] for d in exp['differences']]
+    tail = ', %d not as expected (%s)' % (len(diffs), exp['file']) if diffs else ''
+    return lines[:-1] + diffs + [lines[-1] + tail]
 
 
 def read_guest_status(results):
@@ -92,6 +118,8 @@ def main(argv=None):
     tests.add_argument('--variant', required=True)
     tests.add_argument('--release', required=True)
     tests.add_argument('--status', type=int)
+    tests.add_argument('--expect', metavar='FILE')
+    tests.add_argument('--programs', type=lambda v: v.split(',') if v else None)
     finish = sub.add_parser('finish')
     finish.add_argument('results')
     finish.add_argument('--variant', required=True)
@@ -105,12 +133,12 @@ def main(argv=None):
         return 0
     try:
         verdict = tests_verdict(args.results, args.variant, args.release,
-                                args.status)
-    except OSError as e:
+                                args.status, args.expect, args.programs)
+    except (OSError, expected.BadFile) as e:
         print('verdict.py: %s' % e, file=sys.stderr)
         return 2
     write_json(path, verdict)
-    print('\n'.join(ktap.report_lines(verdict)))
+    print('\n'.join(verdict_lines(verdict)))
     return 0 if verdict['verdict'] == 'pass' and args.status == 0 else 1
 
 
