@@ -61,6 +61,22 @@ verify_config() {
 	[ -z "$report" ] || indent <<< "$report"
 }
 
+# The longest kernel release the kernel takes (include/linux/utsname.h's
+# __NEW_UTS_LEN), and the longest version before the variant's suffix.
+readonly RELEASE_MAX=64 RELEASE_VERSION_MAX=12
+
+# release_suffix VARIANT: the variant in CONFIG_LOCALVERSION: VARIANT, or,
+# when the release would outgrow RELEASE_MAX (a --with patch with a
+# name of git format-patch's), its start and a hash of the whole.
+release_suffix() {
+	local room=$((RELEASE_MAX - RELEASE_VERSION_MAX - ${#PATCHED_BRANCH} - 2))
+	if [ ${#1} -le "$room" ]; then
+		printf '%s\n' "$1"
+	else
+		printf '%s-%s\n' "${1:0:room-9}" "$(printf '%s' "$1" | sha256sum | cut -c1-8)"
+	fi
+}
+
 # configure_kernel TREE BUILD VARIANT CONFIG-VARIANT SERIES [EXTRA...]:
 # BUILD/.config from allnoconfig and the fragments, remade when they or
 # the tree's Kconfig changed (config_hash); SERIES as for verify_config.
@@ -69,7 +85,8 @@ configure_kernel() {
 	local -a fragments
 	mkdir -p "$build"
 	[ "$variant" = "$config_variant" ] ||
-		printf 'CONFIG_LOCALVERSION="-mm-frozen-%s"\n' "$variant" > "$build/release.config"
+		printf 'CONFIG_LOCALVERSION="-%s-%s"\n' "$PATCHED_BRANCH" "$(release_suffix "$variant")" \
+			> "$build/release.config"
 	mapfile -t fragments < <(config_fragments "$build" "$variant" "$config_variant" "${@:6}")
 	hash=$(config_hash "$tree" "${fragments[@]}")
 	if [ -f "$build/.config" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then
@@ -140,6 +157,50 @@ show_build_failure() {
 	tail -n 25 "$1" | indent >&2
 }
 
+# build_inputs BUILD VARIANT CONFIG-VARIANT [EXTRA...]: what the kernel
+# in BUILD is built from, a line each: "patch SHA256 NAME" for each patch
+# this run applies (run_patches; none on the baseline), then "config
+# SHA256 NAME" for each config fragment (config_fragments), but the
+# release name's, which the variant, and so BUILD, decides.  A build
+# records them in BUILD/.mm-frozen-inputs, for check_build.
+build_inputs() {
+	local kind file
+	{
+		[ "$3" = baseline ] || run_patches | while read -r file; do
+			printf 'patch %s\n' "$(patch_file "$PATCHES" "$file")"
+		done
+		config_fragments "$@" | grep -v -x -F "$1/release.config" | sed 's/^/config /'
+	} | while read -r kind file; do
+		printf '%s %s %s\n' "$kind" "$(sha256sum < "$file" | cut -d' ' -f1)" "$(basename "$file")"
+	done
+}
+
+# only_in LABEL LINES OTHER: each of LINES that OTHER lacks, after LABEL.
+only_in() {
+	awk -v label="$1" 'NR == FNR { other[$0]; next } !($0 in other) { print "    " label $0 }' \
+		<(printf '%s\n' "$3") <(printf '%s\n' "$2")
+}
+
+# check_build BUILD VARIANT CONFIG-VARIANT [EXTRA...]: the kernel in
+# BUILD is the one these name (build_inputs), for a command that boots
+# it without building (boot, shell, exec): the mutants share one build
+# directory, and patches/ may have changed since the build.  Else a
+# usage error that shows both.
+check_build() {
+	local built wanted
+	# no kernel at all: booting it says so
+	[ -f "$1/arch/x86/boot/bzImage" ] || return 0
+	wanted=$(build_inputs "$@")
+	built=$(cat "$1/.mm-frozen-inputs" 2>/dev/null) ||
+		die "$E_USAGE" "$1 has no record of what it was built from: build it" \
+			"(runner.sh kernel with the same options)"
+	[ "$built" != "$wanted" ] || return 0
+	only_in 'built from:     ' "$built" "$wanted" >&2
+	only_in 'options name:   ' "$wanted" "$built" >&2
+	die "$E_USAGE" "the kernel in $1 was built from other patches or config than" \
+		"the options name (above); runner.sh kernel with the same options builds it"
+}
+
 build_stamp() { # build_stamp TREE BUILD: what the kernel is built from
 	printf '%s %s\n' "$(git -C "$1" rev-parse HEAD)" "$(cat "$2/.mm-frozen-config")"
 }
@@ -156,7 +217,7 @@ build_kernel() {
 		say "    $build/arch/x86/boot/bzImage up to date ($(kernel_release "$tree" "$build"))"
 		return
 	fi
-	rm -f "$stamp"
+	rm -f "$stamp" "$build/.mm-frozen-inputs"
 	say "    make -j$JOBS bzImage modules headers (log: $log)"
 	make_logged "$log" "$tree" "$build" bzImage modules headers || rc=$?
 	if [ "$rc" != 0 ]; then

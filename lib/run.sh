@@ -48,6 +48,7 @@ stages_build() {
 		"${EXTRA_CONFIG[@]}"
 	stage "Build the kernel ($VARIANT)"
 	build_kernel "$TREE" "$BUILD" "${1:-}"
+	build_inputs "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}" > "$BUILD/.mm-frozen-inputs"
 	stage "Build the mm-frozen kselftests"
 	build_selftests "$TREE" "$BUILD" "$KSELFTEST_DIR"
 }
@@ -93,6 +94,7 @@ cmd_initramfs() {
 cmd_boot() {
 	local -a cmd
 	mapfile -t cmd < <(guest_command)
+	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
 	stage "Boot the guest and run ${cmd[*]}"
@@ -101,6 +103,7 @@ cmd_boot() {
 }
 
 cmd_shell() {
+	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	boot_guest "$RESULTS" shell true
 }
@@ -111,6 +114,7 @@ cmd_shell() {
 # failures.
 cmd_exec() {
 	local status
+	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	boot_guest "$RESULTS" batch "$@"
 	cat "$RESULTS/guest/output.log" 2>/dev/null || true

@@ -181,17 +181,28 @@ fake_target() {
 
 # standin_guest WORK: a work directory whose kernel is "built" for the
 # stand-in qemu (tests/host/data/qemu/, first on PATH from here on): an
-# empty bzImage and an initramfs that runner.sh takes as up to date.  The
-# guest that boots is the scenario of $FAKE_GUEST.
+# empty bzImage, built from what the options name (build_inputs), and an
+# initramfs that runner.sh takes as up to date.  The guest that boots is
+# the scenario of $FAKE_GUEST.
 standin_guest() {
 	local build
 	build=$("$RUNNER" "${TEST_FLAGS[@]}" --work "$1" where build)
 	mkdir -p "$build/arch/x86/boot"
 	: > "$build/arch/x86/boot/bzImage"
+	built_from "$build" "${TEST_FLAGS[@]}" --work "$1"
 	: > "$1/initramfs.cpio.gz"
 	cat /bin/busybox "$MMF_ROOT/guest-init/init" | sha256sum | cut -d' ' -f1 \
 		> "$1/initramfs.cpio.gz.stamp"
 	export PATH="$MMF_ROOT/tests/host/data/qemu:$PATH"
+}
+
+# built_from BUILD OPTION...: BUILD's record of what it was built from,
+# as a build with OPTION... writes it.
+built_from() {
+	# shellcheck disable=SC2016 # expanded by the child shell
+	bash -c '. "$1" && parse_args "${@:3}" && COMMAND=kernel && resolve_run &&
+		build_inputs "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"' \
+		_ "$RUNNER" "$@" > "$1/.mm-frozen-inputs"
 }
 
 # The guest of a test that says "# guest: stand-in or kernel" (run.sh sets
