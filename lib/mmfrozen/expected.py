@@ -14,9 +14,11 @@ The file, a test a line ("#" starts a comment line):
 
   STATUS   pass, skip or fail ("fail" where the run exists to show one:
            the baseline's slab checks)
-  MACHINE  tcg or kvm: the line holds only on that accelerator (icount is
-           TCG); a line without one holds on both
-  PATH     the KTAP names from the program down, joined by " / "
+  MACHINE  tcg, icount or kvm: the line holds only under that
+           accelerator (the run's accel); a line without one holds under
+           any
+  PATH     the KTAP names from the program down, joined by " / "; the
+           second test of a group with the same name is "NAME [2]"
   REASON   a skip's reason as the test prints it; "*" stands for any text
 
 A test may have more than one line: any of them that holds is a match.
@@ -42,8 +44,10 @@ import sys
 from mmfrozen.results import read_json
 
 STATUSES = ('pass', 'skip', 'fail')
-# What each accelerator the runner knows runs on.
-MACHINES = {'tcg': 'tcg', 'icount': 'tcg', 'kvm': 'kvm'}
+# The accelerators a line may be held to, as runner.sh names them: the
+# tests decide by that name (tracing_scripts.sh's function_graph lines
+# by MMF_ACCEL=tcg).
+MACHINES = ('tcg', 'icount', 'kvm')
 SEPARATOR = ' / '
 
 
@@ -81,11 +85,10 @@ def parse_line(text, number):
     status, _, machine = head.partition('@')
     path, _, reason = rest.partition('#')
     path, reason = path.strip(), reason.strip()
-    if status not in STATUSES or (machine and machine not in MACHINES.values()) or not path:
+    if status not in STATUSES or (machine and machine not in MACHINES) or not path:
         raise BadFile('line %d: not "STATUS[@MACHINE] PATH [# REASON]" with STATUS one of '
                       '%s and MACHINE one of %s: %s'
-                      % (number, ', '.join(STATUSES), ', '.join(sorted(set(MACHINES.values()))),
-                         stripped))
+                      % (number, ', '.join(STATUSES), ', '.join(MACHINES), stripped))
     if reason and status != 'skip':
         raise BadFile('line %d: only a skip has a reason: %s' % (number, stripped))
     return Line(status, machine or None, path, reason, stripped)
@@ -100,10 +103,13 @@ def read_file(path):
 
 def statuses(tests, prefix=''):
     """{path: (status, reason)} of every test of verdict.json's tree
-    TESTS, programs and subtests alike, in the order of the KTAP."""
-    found = {}
+    TESTS, programs and subtests alike, in the order of the KTAP.  A name
+    that a group has more than once is "NAME [2]" the second time."""
+    found, seen = {}, {}
     for test in tests:
-        path = prefix + (test['name'] or '(unnamed)')
+        name = test['name'] or '(unnamed)'
+        seen[name] = seen.get(name, 0) + 1
+        path = prefix + name + (' [%d]' % seen[name] if seen[name] > 1 else '')
         found[path] = (test['status'], test.get('reason', ''))
         found.update(statuses(test.get('subtests', []), path + SEPARATOR))
     return found
@@ -157,7 +163,7 @@ def differences(lines, tests, machine, programs=None):
     """A difference (see difference()) for each test of TESTS
     (verdict.json's tree) whose status LINES do not expect on MACHINE,
     each missing test and each extra one, in the order of the KTAP."""
-    wanted = in_force(lines, MACHINES.get(machine), programs)
+    wanted = in_force(lines, machine, programs)
     found = statuses(tests)
     diffs = [difference(path, wanted.get(path), got) for path, got in found.items()]
     diffs += [difference(path, held, None) for path, held in wanted.items() if path not in found]
@@ -174,7 +180,6 @@ def recorded(lines, tests, machine):
     test's old lines (of LINES) when one of them that holds on MACHINE
     still matches, else its status now, with the old lines of the other
     machine; such a test's new line is for MACHINE alone."""
-    machine = MACHINES.get(machine)
     old = {}
     for line in lines:
         old.setdefault(line.path, []).append(line)

@@ -49,8 +49,14 @@ class Differences(unittest.TestCase):
     def test_the_run_as_expected(self):
         self.assertEqual(self.diffs(patched()), [])
 
-    def test_icount_is_tcg(self):
-        self.assertEqual(self.diffs(patched(), 'icount'), [])
+    def test_a_line_holds_under_its_accelerator_alone(self):
+        self.assertEqual(self.diffs(patched(), 'icount'), [
+            'unexpected: %s: skip (the function_graph tracer Oopses under TCG)' % GRAPH])
+
+    def test_a_name_twice_in_a_group_is_two_tests(self):
+        expect = patched() + lines('skip@tcg  %s [2]  # the function_graph tracer *' % GRAPH)
+        self.assertEqual(self.diffs(expect), ['missing: %s [2] (expected skip)' % GRAPH])
+        self.assertEqual(self.diffs(expect, log='run-twice.log'), [])
 
     def test_a_pass_that_became_a_skip_is_named_with_its_reason(self):
         self.assertEqual(self.diffs(patched(), 'kvm'), [
