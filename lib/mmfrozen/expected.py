@@ -138,17 +138,18 @@ def describe(status, reason):
     return status + (' (%s)' % reason if reason else '')
 
 
-def difference(path, wanted, got):
+def difference(path, wanted, got, subtests=0):
     """How the test at PATH differs from WANTED, its Lines (None: an
-    extra test), with GOT, its (status, reason) (None: it is missing):
-    {path, expected, got, text}, text the one line that says it; None
-    when one of WANTED matches."""
+    extra test), with GOT, its (status, reason) (None: it is missing,
+    and so are its SUBTESTS expected ones): {path, expected, got, text},
+    text the one line that says it; None when one of WANTED matches."""
     diff = {'path': path, 'expected': wanted[0].status if wanted else None,
             'got': got[0] if got else None}
     if not wanted:
         diff['text'] = 'unexpected: %s: %s' % (path, describe(*got))
     elif not got:
-        diff['text'] = 'missing: %s (expected %s)' % (path, wanted[0].status)
+        diff['text'] = 'missing: %s (expected %s%s)' % (
+            path, wanted[0].status, ', and its %d subtests' % subtests if subtests else '')
     elif any(line.matches(*got) for line in wanted):
         return None
     elif wanted[0].status == got[0] == 'skip':
@@ -162,11 +163,17 @@ def difference(path, wanted, got):
 def differences(lines, tests, machine, programs=None):
     """A difference (see difference()) for each test of TESTS
     (verdict.json's tree) whose status LINES do not expect on MACHINE,
-    each missing test and each extra one, in the order of the KTAP."""
+    each extra test, and each missing one, but for the subtests of a
+    missing test, which it counts: in the order of the KTAP, then of
+    LINES."""
     wanted = in_force(lines, machine, programs)
     found = statuses(tests)
     diffs = [difference(path, wanted.get(path), got) for path, got in found.items()]
-    diffs += [difference(path, held, None) for path, held in wanted.items() if path not in found]
+    missing = [path for path in wanted if path not in found]
+    for path in missing:
+        below = [m for m in missing if m.startswith(path + SEPARATOR)]
+        if not any(path.startswith(m + SEPARATOR) for m in missing):
+            diffs.append(difference(path, wanted[path], None, len(below)))
     return [d for d in diffs if d]
 
 

@@ -79,6 +79,13 @@ class Differences(unittest.TestCase):
         self.assertEqual(self.diffs(expect),
                          ['missing: %s / frozen.alloc_refcount (expected pass)' % PAGES])
 
+    def test_a_program_gone_missing_is_one_line(self):
+        expect = patched() + lines('pass  selftests: mm-frozen: plumbing.sh\n'
+                                   'pass  selftests: mm-frozen: plumbing.sh / a\n'
+                                   'pass  selftests: mm-frozen: plumbing.sh / b')
+        self.assertEqual(self.diffs(expect), [
+            'missing: selftests: mm-frozen: plumbing.sh (expected pass, and its 2 subtests)'])
+
     def test_an_extra_test(self):
         expect = [l for l in patched() if l.path != SLAB]
         self.assertEqual(self.diffs(expect), ['unexpected: %s: pass' % SLAB])
