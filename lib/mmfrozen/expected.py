@@ -37,8 +37,8 @@ A test may have more than one line: any of them that holds is a match.
 """
 
 import argparse
-import fnmatch
 import os
+import re
 import sys
 
 from mmfrozen.results import read_json
@@ -65,7 +65,13 @@ class Line:
     def matches(self, status, reason):
         if status != self.status:
             return False
-        return status != 'skip' or fnmatch.fnmatchcase(reason, self.reason)
+        return status != 'skip' or reason_pattern(self.reason).fullmatch(reason) is not None
+
+
+def reason_pattern(text):
+    """TEXT as a regular expression: "*" any text, every other character
+    itself (a reason's "?" and "[" are the test's own)."""
+    return re.compile('.*'.join(re.escape(part) for part in text.split('*')), re.DOTALL)
 
 
 class BadInput(Exception):

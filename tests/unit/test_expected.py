@@ -94,6 +94,12 @@ class Differences(unittest.TestCase):
         expect = patched(('pass       %s\n' % SLAB, 'fail       %s\n' % SLAB))
         self.assertEqual(self.diffs(expect), ['fail -> pass: %s' % SLAB])
 
+    def test_only_a_star_is_a_wildcard_in_a_reason(self):
+        line = lines('skip  x  # module not built? [*]')[0]
+        self.assertTrue(line.matches('skip', 'module not built? [order 4]'))
+        self.assertFalse(line.matches('skip', 'module not builtX [order 4]'))
+        self.assertFalse(line.matches('pass', 'module not built? [order 4]'))
+
     def test_any_line_of_a_test_may_match(self):
         expect = patched() + lines('skip  %s  # no * module' % SLAB)
         self.assertEqual(self.diffs(expect), [])
