@@ -188,23 +188,38 @@ def line_text(path, status, reason, machine):
     return '%-10s %s%s' % (head, path, '  # ' + reason if reason and status == 'skip' else '')
 
 
+def test_lines(old, path, got, machine):
+    """The lines of the test at PATH, whose status and reason are GOT on
+    MACHINE: its OLD lines when one of them that holds on MACHINE still
+    matches, else GOT (for MACHINE alone when OLD has lines of another
+    machine), and OLD's lines of the other machines."""
+    mine = [line for line in old if line.holds_on(machine)]
+    others = [line for line in old if not line.holds_on(machine)]
+    if any(line.matches(*got) for line in mine):
+        return [line.text for line in old]
+    return [line_text(path, *got, machine if others else None)] + [line.text for line in others]
+
+
 def recorded(lines, tests, machine):
-    """The lines of an expectation file for TESTS run on MACHINE: a
-    test's old lines (of LINES) when one of them that holds on MACHINE
-    still matches, else its status now, with the old lines of the other
-    machine; such a test's new line is for MACHINE alone."""
-    old = {}
+    """The lines of an expectation file for TESTS run on MACHINE, in the
+    order of the KTAP (test_lines); a test that LINES expect on other
+    machines alone stays after the test it follows there."""
+    old, after, anchor = {}, {}, None
     for line in lines:
         old.setdefault(line.path, []).append(line)
+    for path, held in old.items():
+        if any(line.holds_on(machine) for line in held):
+            anchor = path
+        else:
+            after.setdefault(anchor, []).append(path)
+    found = statuses(tests)
     out = []
-    for path, (status, reason) in statuses(tests).items():
-        mine = [line for line in old.get(path, []) if line.holds_on(machine)]
-        others = [line for line in old.get(path, []) if not line.holds_on(machine)]
-        if mine and any(line.matches(status, reason) for line in mine):
-            out += [line.text for line in old[path]]
-            continue
-        out.append(line_text(path, status, reason, machine if others else None))
-        out += [line.text for line in others]
+    for path in [None] + list(found):
+        if path is not None:
+            out += test_lines(old.get(path, []), path, found[path], machine)
+        out += [line.text for other in after.pop(path, []) for line in old[other]]
+    # those that followed a test gone from the run
+    out += [line.text for paths in after.values() for other in paths for line in old[other]]
     return out
 
 

@@ -144,6 +144,17 @@ class Recorded(unittest.TestCase):
             'skip@tcg   %s  # the function_graph tracer Oopses under TCG' % GRAPH,
             'pass@kvm   %s' % GRAPH])
 
+    def test_a_test_of_another_machine_alone_stays_where_it_was(self):
+        old = patched() + lines('pass@kvm  %s / function_graph: the slab free path, counted\n'
+                                'pass@kvm  %s / gone' % (TRACING, PAGES))
+        new = expected.recorded(old, run_tests(), 'tcg')
+        self.assertEqual(new, [l.text for l in patched()] + [
+            'pass@kvm  %s / function_graph: the slab free path, counted' % TRACING,
+            'pass@kvm  %s / gone' % PAGES])
+        kvm_first = lines('pass@kvm  %s / gone' % PAGES) + patched()
+        self.assertEqual(expected.recorded(kvm_first, run_tests(), 'tcg')[0],
+                         'pass@kvm  %s / gone' % PAGES)
+
     def test_a_new_file(self):
         new = expected.recorded([], run_tests(), 'tcg')
         self.assertEqual(len(new), 6)
