@@ -42,6 +42,7 @@ DIR=$(dirname "$(readlink -f "$0")")
 TRACEFS=/sys/kernel/tracing
 KNOB=/sys/kernel/debug/frozen_pages/slab_frozen
 KNOB_STATS=/sys/kernel/debug/frozen_pages/stats
+NO_TRACEPOINT="no kmem:mm_page_free_frozen: kernel without mm-frozen's tracepoint"
 MODULE=mm_frozen_test
 MODULE_DIR=/sys/kernel/debug/$MODULE
 INSTANCE=$TRACEFS/instances/mm_frozen_tracing
@@ -375,6 +376,16 @@ exact_line() {
 	fi
 }
 
+# slab_rows_desc TOOL: the name of check_slab_rows's line for TOOL.
+slab_rows_desc() {
+	echo "$1 counts exactly: order-$SLAB_ORDER slab frees = module pages = hist mm_page_free, with an atomic = hist"
+}
+
+# path_rows_desc TOOL CALLER ORDER: the name of check_path_rows's line.
+path_rows_desc() {
+	echo "$1 counts exactly: $2 order-$3 frees = module pages = hist mm_page_free_frozen, with an atomic = hist"
+}
+
 # check_slab_rows NAME TOOL: the SLAB_ORDER rows of a tool that counts slab
 # frees by [order, atomics]; sets WITH_ATOMIC for the claims.
 check_slab_rows() {
@@ -387,8 +398,7 @@ check_slab_rows() {
 	zeroed=$(hist_count "$name" zeroed "$SLAB_ORDER")
 	LOST=$(lost "$name") DROPPED=$(dropped "$name")
 	ktap_print_msg "$tool: $frees order-$SLAB_ORDER slab page frees, $WITH_ATOMIC with an atomic; module: $listed pages freed; hist: $hist order-$SLAB_ORDER frees, $zeroed of them just after an atomic to zero ($(tries))"
-	exact_line "$frees" "$listed" "$hist" "$zeroed" \
-		"$tool counts exactly: order-$SLAB_ORDER slab frees = module pages = hist mm_page_free, with an atomic = hist"
+	exact_line "$frees" "$listed" "$hist" "$zeroed" "$(slab_rows_desc "$tool")"
 }
 
 # check_path_rows NAME TOOL CALLER FILE ORDER: the rows of a tool that
@@ -404,8 +414,7 @@ check_path_rows() {
 	zeroed=$(hist_count "$name" zeroed "$order")
 	LOST=$(lost "$name") DROPPED=$(dropped "$name")
 	ktap_print_msg "$tool: $frees order-$order frees from $caller, $WITH_ATOMIC with an atomic; module: $listed pages freed; hist: $hist order-$order mm_page_free_frozen from $caller, $zeroed order-$order frees just after an atomic to zero ($(tries))"
-	exact_line "$frees" "$listed" "$hist" "$zeroed" \
-		"$tool counts exactly: $caller order-$order frees = module pages = hist mm_page_free_frozen, with an atomic = hist"
+	exact_line "$frees" "$listed" "$hist" "$zeroed" "$(path_rows_desc "$tool" "$caller" "$order")"
 }
 
 # check_refcounted_frees NAME TOOL: a slab frozen by its allocation is
@@ -433,12 +442,13 @@ check_refcounted_frees() {
 	ktap_test_result "$desc" [ "$atomics" -le "$freed" ]
 }
 
-# skip_lines N REASON: N test lines that cannot run, each a SKIP.
+# skip_lines REASON DESC...: the test lines DESC... cannot run, each a
+# SKIP for REASON under the name it has when it runs.
 skip_lines() {
-	local i
+	local desc
 
-	for ((i = 0; i < $1; i++)); do
-		ktap_test_skip "$2"
+	for desc in "${@:2}"; do
+		skip_because "$desc" "$1"
 	done
 }
 
@@ -450,43 +460,52 @@ claim() {
 
 test_slab_free_atomics() {
 	local what="slab-free-atomics.bt"
+	local knob0="$what: with slab_frozen=0 each slab page free takes the atomic again"
 
 	trace_exactly slab-bt bpftrace_tool slab-free-atomics.bt
 	check_slab_rows slab-bt "$what"
 	claim 0 "$what: slab pages are freed without a refcount atomic"
 	check_refcounted_frees slab-bt "$what"
 	if [ ! -w "$KNOB" ]; then
-		skip_lines 2 "$what with slab_frozen=0 (no $KNOB)"
+		skip_lines "no $KNOB" "$(slab_rows_desc "$what, slab_frozen=0,")" "$knob0"
 		return
 	fi
 	echo 0 > "$KNOB"
 	trace_exactly slab-bt-knob0 bpftrace_tool slab-free-atomics.bt
 	echo 1 > "$KNOB"
 	check_slab_rows slab-bt-knob0 "$what, slab_frozen=0,"
-	claim "$NR_PAGES" "$what: with slab_frozen=0 each slab page free takes the atomic again"
+	claim "$NR_PAGES" "$knob0"
 }
 
 test_free_atomics() {
 	local what=free-atomics.bt
+	local pages="$what: __free_pages() frees each page with one refcount atomic"
+	local slab="$what: slab pages reach free_frozen_pages() from $SLAB_CALLER without an atomic"
 
 	if [ ! -d "$TRACEFS/events/kmem/mm_page_free_frozen" ]; then
-		skip_lines 4 "$what (no kmem:mm_page_free_frozen: kernel without mm-frozen's tracepoint)"
+		skip_lines "$NO_TRACEPOINT" \
+			"$(path_rows_desc "$what" __free_pages "$PAGES_ORDER")" "$pages" \
+			"$(path_rows_desc "$what" "$SLAB_CALLER" "$SLAB_ORDER")" "$slab"
 		return
 	fi
 	trace_exactly free-bt bpftrace_tool free-atomics.bt
 	check_path_rows free-bt "$what" __free_pages pages "$PAGES_ORDER"
-	claim "$NR_PAGES" "$what: __free_pages() frees each page with one refcount atomic"
+	claim "$NR_PAGES" "$pages"
 	check_path_rows free-bt "$what" "$SLAB_CALLER" slab_pages "$SLAB_ORDER"
-	claim 0 "$what: slab pages reach free_frozen_pages() from $SLAB_CALLER without an atomic"
+	claim 0 "$slab"
 }
 
 test_trace_cmd() {
-	local what="trace-cmd-recipes.sh frees"
+	local what="trace-cmd-recipes.sh frees" why='' slab_claim
+	local -a frees
 
-	if ! command -v trace-cmd > /dev/null; then
-		skip_lines 2 "$what (no trace-cmd)"
+	frees=("$(path_rows_desc "$what" __free_pages "$PAGES_ORDER")"
+	       "$(path_rows_desc "$what" "$SLAB_CALLER" "$SLAB_ORDER")")
+	command -v trace-cmd > /dev/null || why="no trace-cmd"
+	if [ -n "$why" ]; then
+		skip_lines "$why" "${frees[@]}"
 	elif [ ! -d "$TRACEFS/events/kmem/mm_page_free_frozen" ]; then
-		skip_lines 2 "$what (no kmem:mm_page_free_frozen: kernel without mm-frozen's tracepoint)"
+		skip_lines "$NO_TRACEPOINT" "${frees[@]}"
 	else
 		trace_exactly frees-tc trace_cmd_tool frees
 		check_path_rows frees-tc "$what" __free_pages pages "$PAGES_ORDER"
@@ -494,22 +513,20 @@ test_trace_cmd() {
 	fi
 
 	what="trace-cmd-recipes.sh slab"
-	if ! command -v trace-cmd > /dev/null; then
-		skip_lines 2 "$what (no trace-cmd)"
-		return
-	fi
+	slab_claim="$what: slab pages are freed without a refcount atomic"
 	# Turning the function graph tracer on patches every traced call
 	# site through int3; under TCG a CPU then sometimes runs into an int3
 	# that is no longer there to be handled ("Oops: int3" in a timer
 	# softirq).  The unpatched kernel does it as well, on the first try:
 	# QEMU's, not the series'.
-	if [ "${MMF_ACCEL:-}" = tcg ]; then
-		skip_lines 2 "$what (function_graph under TCG: int3 Oops on the unpatched kernel too)"
+	[ "${MMF_ACCEL:-}" != tcg ] || why=${why:-"function_graph under TCG: int3 Oops on the unpatched kernel too"}
+	if [ -n "$why" ]; then
+		skip_lines "$why" "$(slab_rows_desc "$what")" "$slab_claim"
 		return
 	fi
 	trace_exactly slab-tc trace_cmd_tool slab
 	check_slab_rows slab-tc "$what"
-	claim 0 "$what: slab pages are freed without a refcount atomic"
+	claim 0 "$slab_claim"
 }
 
 # Why the tests cannot run here, if they cannot.
