@@ -260,6 +260,11 @@ def record(results, path):
     if programs is not None:
         raise BadInput('%s ran only %s: record from a run of the whole target'
                        % (results, ', '.join(programs)))
+    broken = ['%s: %s' % (path, got[0]) for path, got in statuses(tests).items()
+              if got[0] not in STATUSES]
+    if broken:
+        raise BadInput('%s has tests that no file expects (%s): record from a run that '
+                       'ended well' % (results, '; '.join(broken)))
     lines = read_file(path) if os.path.isfile(path) else []
     text = header_of(path) + '\n'.join(recorded(lines, tests, accel)) + '\n'
     with open(path + '.tmp', 'w') as f:

@@ -120,6 +120,19 @@ class File(ScratchTest):
                 with self.assertRaises(expected.BadFile):
                     expected.parse_line(text, 3)
 
+    def test_record_refuses_a_crashed_run_and_a_part_of_the_target(self):
+        dir = os.path.join(self.tmp, 'r')
+        tests = run_tests()
+        tests[1]['subtests'][0]['status'] = 'crashed'
+        write(os.path.join(dir, 'verdict.json'), json.dumps({'tests': tests}))
+        path = os.path.join(self.tmp, 'new.txt')
+        with contextlib.redirect_stderr(io.StringIO()):
+            self.assertEqual(expected.main(['record', dir, path]), 2)
+            write(os.path.join(dir, 'verdict.json'), json.dumps(
+                {'tests': run_tests(), 'expected': {'programs': ['frozen_pages_test']}}))
+            self.assertEqual(expected.main(['record', dir, path]), 2)
+        self.assertFalse(os.path.exists(path))
+
     def test_check(self):
         path = os.path.join(self.tmp, 'bad.txt')
         write(path, 'pass  a\nmaybe  b\n')
