@@ -33,7 +33,8 @@ A test may have more than one line: any of them that holds is a match.
   python3 -m mmfrozen.expected record RESULTS FILE
       FILE made from RESULTS/verdict.json's tests: the lines of a test
       that its status still matches are kept as they are (a reason's
-      "*", a line of the other machine), the others written anew.
+      "*", a line of the other machine), the others written anew; those
+      of the programs that a run of some (--tests) did not ask for stay.
 """
 
 import argparse
@@ -200,15 +201,17 @@ def test_lines(old, path, got, machine):
     return [line_text(path, *got, machine if others else None)] + [line.text for line in others]
 
 
-def recorded(lines, tests, machine):
-    """The lines of an expectation file for TESTS run on MACHINE, in the
-    order of the KTAP (test_lines); a test that LINES expect on other
-    machines alone stays after the test it follows there."""
+def recorded(lines, tests, machine, programs=None):
+    """The lines of an expectation file for TESTS run on MACHINE, of the
+    PROGRAMS asked for (None: all), in the order of the KTAP
+    (test_lines); a test that LINES expect on other machines alone, or
+    of a program the run did not ask for, stays after the test it
+    follows there."""
     old, after, anchor = {}, {}, None
     for line in lines:
         old.setdefault(line.path, []).append(line)
     for path, held in old.items():
-        if any(line.holds_on(machine) for line in held):
+        if path in in_force(held, machine, programs):
             anchor = path
         else:
             after.setdefault(anchor, []).append(path)
@@ -257,16 +260,13 @@ def run_tests(results):
 def record(results, path):
     """The expectation file at PATH made from the tests of RESULTS."""
     tests, accel, programs = run_tests(results)
-    if programs is not None:
-        raise BadInput('%s ran only %s: record from a run of the whole target'
-                       % (results, ', '.join(programs)))
     broken = ['%s: %s' % (path, got[0]) for path, got in statuses(tests).items()
               if got[0] not in STATUSES]
     if broken:
         raise BadInput('%s has tests that no file expects (%s): record from a run that '
                        'ended well' % (results, '; '.join(broken)))
     lines = read_file(path) if os.path.isfile(path) else []
-    text = header_of(path) + '\n'.join(recorded(lines, tests, accel)) + '\n'
+    text = header_of(path) + '\n'.join(recorded(lines, tests, accel, programs)) + '\n'
     with open(path + '.tmp', 'w') as f:
         f.write(text)
     os.replace(path + '.tmp', path)
