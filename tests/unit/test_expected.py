@@ -130,6 +130,14 @@ class File(ScratchTest):
             self.assertEqual(expected.main(['record', dir, path]), 2)
         self.assertFalse(os.path.exists(path))
 
+    def test_the_repositorys_files_read(self):
+        files = sorted(os.listdir(os.path.join(ROOT, 'tests', 'expected')))
+        self.assertIn('patched.txt', files)
+        for name in files:
+            with self.subTest(file=name):
+                self.assertGreater(len(expected.read_file(
+                    os.path.join(ROOT, 'tests', 'expected', name))), 0)
+
     def test_check(self):
         path = os.path.join(self.tmp, 'bad.txt')
         write(path, 'pass  a\nmaybe  b\n')
