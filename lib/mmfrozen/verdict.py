@@ -63,7 +63,10 @@ def verdict_lines(verdict):
     if not exp['file']:
         return lines[:-1] + ['    statuses not compared: no expectation file'] + lines[-1:]
     diffs = ['    ' + d['text'] for d in exp['differences']]
-    tail = ', %d not as expected (%s)' % (len(diffs), exp['file']) if diffs else ''
+    if diffs:
+        tail = ', %d not as expected (%s)' % (len(diffs), exp['file'])
+    else:
+        tail = ', every status as expected (%s)' % exp['file']
     return lines[:-1] + diffs + [lines[-1] + tail]
 
 

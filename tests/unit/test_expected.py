@@ -205,7 +205,8 @@ class Verdict(ScratchTest):
         status, out, v = self.verdict(self.results(), '--expect',
                                       fixture('expected', 'patched.txt'))
         self.assertEqual((status, v['verdict'], v['expected']['differences']), (0, 'pass', []))
-        self.assertEqual(out.splitlines()[-1], 'patched: 3 passed, 0 failed, 1 skipped')
+        self.assertEqual(out.splitlines()[-1], 'patched: 3 passed, 0 failed, 1 skipped, every '
+                         'status as expected (%s)' % fixture('expected', 'patched.txt'))
 
     def test_a_difference_fails_the_run_and_is_named(self):
         status, out, v = self.verdict(self.results('kvm'), '--expect',
