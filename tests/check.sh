@@ -15,7 +15,9 @@
 # an older Debian 6.12 (MMF_OLDER_SOURCE); last, the reports those runs
 # wrote, against their schemas.  make check-full (MMF_CHECK_FULL=1) adds
 # the bisect build of every commit of the series, the tracing check's
-# retries, shown on a bpftrace that says it lost events, the whole
+# retries, shown on a bpftrace that says it lost events, the expected
+# statuses' teeth: the series without its tracepoint, whose skips must
+# fail the run, the whole
 # target under KASAN, kmemleak and page_owner, the sanitizers' teeth:
 # bugs put in on purpose that they must report, and the series' mutants,
 # which the suite must kill.  Each step is one
@@ -65,6 +67,7 @@ step reports tests/expect-reports.sh "$@"
 if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step series-bisect ./runner.sh "$@" series --no-test
 	step tracing-retry tests/expect-retry.sh "$@"
+	step statuses-lost tests/expect-lost.sh "$@"
 	step kasan ./runner.sh "$@" --variant kasan
 	step tooth-uaf tests/expect-tooth.sh uaf "$@"
 	step tooth-leak tests/expect-tooth.sh leak "$@"
