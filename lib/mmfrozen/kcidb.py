@@ -143,8 +143,8 @@ def expected_path(path):
     """The dotted path of an expectation file's test: "selftests:
     mm-frozen: frozen_hazard_test / slab_page.x" is
     kselftest.mm-frozen.frozen_hazard_test.slab_page.x."""
-    program, *subtests = path.split(expected.SEPARATOR)
-    return path_of([*ROOT_PATH, part(program.split(': ')[-1])] +
+    subtests = path.split(expected.SEPARATOR)[1:]
+    return path_of([*ROOT_PATH, part(expected.program_name(path))] +
                    sum((case_parts(s) for s in subtests), []))
 
 
