@@ -7,7 +7,7 @@ RUNNER := ./runner.sh
 # Extra options for runner.sh, e.g. make RUNNER_FLAGS="--accel tcg" run
 RUNNER_FLAGS ?=
 
-SHELL_SCRIPTS := runner.sh $(wildcard lib/*.sh) .ci/run guest-init/init guest-init/stage2.sh \
+SHELL_SCRIPTS := runner.sh $(wildcard lib/*.sh) .ci/run guest-init/init guest-init/stage2.sh guest-init/shell.sh \
 	guest-init/tests.sh guest-init/upstream.sh guest-init/bench.sh \
 	$(wildcard selftests/mm-frozen/*.sh) \
 	$(wildcard tests/*.sh tests/host/*.sh tests/host/data/*.sh tests/host/data/apt/* tests/host/data/qemu/* tests/host/data/make/* tracing/*.sh)

@@ -5,7 +5,8 @@
 #
 # Mounts what tests and tracing tools need, then either runs the command
 # file the host left in the results share ($MMF_RESULTS/guest/cmd) or,
-# with MMF_MODE=shell, an interactive shell on the serial console.  The
+# with MMF_MODE=shell, an interactive shell on the serial console that
+# reads it first.  The
 # command's output goes to the console and to guest/output.log, its exit
 # status to guest/status, kmemleak's report to guest/kmemleak.txt (a
 # kernel with kmemleak), the kernel log to guest/dmesg.txt; then the
@@ -74,10 +75,12 @@ run_command_file() {
 	echo "mm-frozen: guest command exited with status $(cat "$guest/status")"
 }
 
+# run_shell: an interactive bash on the serial console, its rc file the
+# command file (the run's environment, then guest-init/shell.sh).  The
+# first line has what the host waits for to know that the guest is up.
 run_shell() {
-	echo "mm-frozen: interactive shell; exit it to power the guest off"
-	cd /root 2>/dev/null || cd /
-	setsid -c /bin/bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
+	echo "mm-frozen: guest ready, running a shell on the console; exit it to power the guest off"
+	setsid -c /bin/bash --rcfile "$MMF_RESULTS/guest/cmd" -i </dev/ttyS0 >/dev/ttyS0 2>&1
 }
 
 mount_guest_filesystems

@@ -102,10 +102,12 @@ cmd_boot() {
 	stage_end
 }
 
+# cmd_shell: the guest's bash on this terminal, with the environment that
+# exec's command has, started by guest-init/shell.sh.
 cmd_shell() {
 	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
-	boot_guest "$RESULTS" shell true
+	boot_guest "$RESULTS" shell . "$MMF_ROOT/guest-init/shell.sh"
 }
 
 # cmd_exec CMD...: exec's exit status is the runner's: 0 when CMD
