@@ -4,8 +4,12 @@
 # shell.sh - the start of "runner.sh shell": sourced by the guest's
 # interactive bash (its rc file, guest/cmd, after the run's environment:
 # MMF_ROOT, MMF_VARIANT, MMF_RESULTS, MMF_KERNELRELEASE...), on the serial
-# console.  It starts the session in the tracing tools' directory and
-# says where things are: the kernel, the knob, a line a tool.
+# console.  It gives the console the host terminal's type and size, which
+# a serial line does not carry (else a long command line wraps over
+# itself), starts the session in the tracing tools' directory and says
+# where things are: the kernel, the knob, a line a tool.
+#
+# Usage: . shell.sh TERM [ROWS COLS]
 
 MMF_KNOB=/sys/kernel/debug/frozen_pages/slab_frozen
 
@@ -35,6 +39,8 @@ results: $MMF_RESULTS; "exit" powers the guest off
 EOF
 }
 
+export TERM=$1
+[ $# != 3 ] || stty rows "$2" cols "$3"
 cd "$MMF_ROOT/tracing" || return
 PS1='mm-frozen:\w# '
 shell_banner

@@ -103,11 +103,14 @@ cmd_boot() {
 }
 
 # cmd_shell: the guest's bash on this terminal, with the environment that
-# exec's command has, started by guest-init/shell.sh.
+# exec's command has, started by guest-init/shell.sh with this terminal's
+# type and size (a serial console cannot tell them).
 cmd_shell() {
+	local -a size=()
 	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
-	boot_guest "$RESULTS" shell . "$MMF_ROOT/guest-init/shell.sh"
+	[ ! -t 0 ] || read -r -a size < <(stty size)
+	boot_guest "$RESULTS" shell . "$MMF_ROOT/guest-init/shell.sh" "${TERM:-linux}" "${size[@]}"
 }
 
 # cmd_exec CMD...: exec's exit status is the runner's: 0 when CMD

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # "runner.sh shell" as a user at a terminal has it: the guest's shell
-# knows the run's environment and starts among the tracing tools, with
-# a banner; "exit" powers the guest off and ends the runner.
+# knows the run's environment and the terminal's size, and starts among
+# the tracing tools, with a banner; "exit" powers the guest off and ends
+# the runner.
 # guest: stand-in or kernel
 set -eu
 # shellcheck source=lib.sh
@@ -24,13 +25,14 @@ shell_session() {
 }
 
 # shellcheck disable=SC2016 # expanded by the guest's shell
-shell_session "$TMP/r" 'echo "root=$MMF_ROOT results=$MMF_RESULTS"; pwd' exit
+shell_session "$TMP/r" 'echo "root=$MMF_ROOT results=$MMF_RESULTS"; pwd; stty size' exit
 expect_status 0
 expect_output "^root=$MMF_ROOT results=$TMP/r\$"
 expect_output "^$MMF_ROOT/tracing\$"
+expect_output '^50 211$'
 expect_output '^mm-frozen guest: '
 expect_output '^knob: '
 expect_text "free-atomics.bt"
 ! pgrep -f -- "MMF_RESULTS=$TMP/r " > /dev/null || fail "the guest still runs after exit"
-echo "shell: the guest's shell has the run's environment and starts in tracing/;" \
-	"exit powered the guest off"
+echo "shell: the guest's shell has the run's environment and the terminal's" \
+	"50x211, starts in tracing/; exit powered the guest off"
