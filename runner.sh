@@ -37,7 +37,7 @@ readonly REQUIRED_PACKAGES=(
 )
 
 # Seconds: a TCG guest's boot and setup, in the tests' time; the time of
-# a guest command of one's own (exec, shell, --guest-cmd); the time of
+# a guest command of one's own (exec, --guest-cmd); the time of
 # the kernel's own suites.
 readonly BOOT_ALLOWANCE=30 GUEST_TIMEOUT=1200 UPSTREAM_TIMEOUT=2400
 
@@ -83,7 +83,7 @@ option_table() {
 --results|DIR|RESULTS|the results directory [\$MMF_RESULTS, default the command's, below WORK/results]
 --jobs|N|JOBS|parallel build jobs [default: nproc]
 --accel|MODE|ACCEL|auto, tcg, kvm or icount [\$MMF_ACCEL, default auto: KVM only if a probe boot under KVM finishes, else TCG; icount: one-thread TCG whose clock counts instructions]
---timeout|SEC|TIMEOUT|kill the guest after SEC seconds [\$MMF_TIMEOUT, default the command's: for the tests the boot timeout plus each program's kselftest timeout (x10 under TCG)]
+--timeout|SEC|TIMEOUT|kill the guest after SEC seconds [\$MMF_TIMEOUT, default the command's: for the tests the boot timeout plus each program's kselftest timeout (x10 under TCG); none for shell, whose guest then says so a minute before]
 --boot-timeout|SEC|BOOT_TIMEOUT|stop the guest if its test entry has not started SEC seconds after qemu did [\$MMF_BOOT_TIMEOUT, default $BOOT_ALLOWANCE (x10 under TCG)]
 --stop-at-problem||STOP_AT_PROBLEM=1|stop the guest at its kernel's first problem (a panic, Oops, BUG, WARNING...; looked for every $PROBLEM_POLL s) rather than run the tests to their end: the run's verdict is that problem (exit $E_KERNEL); mutants uses it for each mutant
 --dry-run||DRY_RUN=1|check the command line and say what it leads to (the command, source, variant, work and results directories), then stop: nothing run, nothing written
@@ -113,8 +113,8 @@ EOF
 #   RESULTS    its results directory: variant (SRC/results/VARIANT),
 #              command (SRC/results/VARIANT-COMMAND), bench
 #              (SRC/results/bench), matrix (WORK/results/matrix) or none
-#   TIMEOUT    the guest's default timeout: seconds, or "tests" (derived
-#              from the tests', see guest_timeout)
+#   TIMEOUT    the guest's default timeout: seconds, "tests" (derived
+#              from the tests', see guest_timeout), or none (shell)
 command_table() {
 	cat <<EOF
 run||--tests,--guest-cmd|lock|variant|tests|cmd_run|(the default) every stage: packages, source, patches, configure, build, initramfs, boot and test|./runner.sh --tests frozen_hazard_test
@@ -122,7 +122,7 @@ deps|||lock|||cmd_deps|check the Debian packages, install the missing ones|./run
 kernel|||lock|command||cmd_kernel|the stages up to the kernel build|./runner.sh kernel --baseline
 initramfs|||lock|||cmd_initramfs|build the guest's initramfs only|./runner.sh initramfs
 boot||--tests,--guest-cmd|lock|variant|tests|cmd_boot|boot the built kernel and run the tests|./runner.sh boot --tests plumbing.sh
-shell|||lock|command|$GUEST_TIMEOUT|cmd_shell|boot the built kernel to an interactive shell|./runner.sh shell
+shell|||lock|command||cmd_shell|boot the built kernel to an interactive shell in tracing/, with exec's variables and no time limit but --timeout's|./runner.sh shell
 exec|-- CMD...||lock,quiet|command|$GUEST_TIMEOUT|cmd_exec|run CMD in the guest and print its output; exit 0 if it succeeded, $E_TESTS if not (its status is printed and kept in guest/status)|./runner.sh exec -- uname -r
 upstream|[SUITE...]||lock|command|$UPSTREAM_TIMEOUT|cmd_upstream|the kernel's own suites (KUnit slub_kunit, mm selftests by run_vmtests.sh category; "full" adds the slow ones) into upstream.tsv|./runner.sh upstream kunit:slub_test mm:cow
 upstream-compare||||||cmd_upstream_compare|upstream.tsv beside the baseline's; exit $E_TESTS if a test passes on the baseline and fails or is missing here|./runner.sh upstream-compare

@@ -192,10 +192,10 @@ show_last_console_lines() { # show_last_console_lines RESULTS
 # run_qemu RESULTS ACCEL MODE TIMEOUT BOOT-TIMEOUT: boots the built
 # kernel with the host's root and the results share; MODE is "batch"
 # (console to console.log, kernel lines hidden on screen) or "shell"
-# (console on this terminal).
+# (console on this terminal).  TIMEOUT may be empty: no time limit.
 run_qemu() {
 	local results=$1 accel=$2 mode=$3 timeout=$4 boot=$5 rc=0 pid reader
-	local -a args
+	local -a args limit=()
 	case "$results$MMF_ROOT" in
 	*[[:space:]]*) die "$E_USAGE" "paths on the guest's command line must not" \
 		"contain spaces: $results, $MMF_ROOT" ;;
@@ -212,29 +212,43 @@ run_qemu() {
 		-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=results,mount_tag=results)
 	printf 'qemu-system-x86_64 %s\n' "${args[*]}" > "$results/qemu.cmdline"
-	say "    qemu-system-x86_64 ($accel, 2 vCPUs, 2 GiB), timeout ${timeout}s; console: $results/console.log"
+	say "    qemu-system-x86_64 ($accel, 2 vCPUs, 2 GiB), ${timeout:+timeout ${timeout}s}${timeout:-no timeout}; console: $results/console.log"
 	rm -f "$results/console.log"
 	if [ "$mode" = shell ]; then
-		qemu-system-x86_64 "${args[@]}"
-		return
+		# qemu keeps this terminal: it reads it (a background command's
+		# input would be /dev/null) and stays in the runner's process
+		# group, the terminal's foreground one (timeout --foreground).
+		[ -z "$timeout" ] || limit=(timeout --foreground -k 10 "$timeout")
+		setpriv --pdeathsig TERM "${limit[@]}" qemu-system-x86_64 "${args[@]}" \
+			<&0 2> "$results/qemu.log" &
+		pid=$!
+		wait_guest "$pid" "$results/console.log" "$boot" || rc=$?
+	else
+		# timeout puts itself and qemu in a process group of its own,
+		# which the trap stops whole; if the runner dies by SIGKILL, the
+		# kernel sends timeout SIGTERM (setpriv), which it passes on to
+		# qemu.  The console goes through a FIFO, whose reader is waited
+		# for: all of it is shown before the runner goes on.
+		mkfifo "$RUN_TMP/console"
+		show_guest_output < "$RUN_TMP/console" &
+		reader=$!
+		setpriv --pdeathsig TERM timeout -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" \
+			< /dev/null 2> "$results/qemu.log" > "$RUN_TMP/console" &
+		pid=$!
+		wait_guest "$pid" "$results/console.log" "$boot" || rc=$?
+		wait "$reader" || true
+		rm -f "$RUN_TMP/console"
 	fi
-	# timeout puts itself and qemu in a process group of its own, which
-	# the trap stops whole; if the runner dies by SIGKILL, the kernel sends
-	# timeout SIGTERM (setpriv), which it passes on to qemu.  The console
-	# goes through a FIFO, whose reader is waited for: all of it is shown
-	# before the runner goes on.
-	mkfifo "$RUN_TMP/console"
-	show_guest_output < "$RUN_TMP/console" &
-	reader=$!
-	setpriv --pdeathsig TERM timeout -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" \
-		< /dev/null 2> "$results/qemu.log" > "$RUN_TMP/console" &
-	pid=$!
-	wait_guest "$pid" "$results/console.log" "$boot" || rc=$?
-	wait "$reader" || true
-	rm -f "$RUN_TMP/console"
+	guest_ended "$results" "$rc" "$timeout" "$boot"
+}
+
+# guest_ended RESULTS RC TIMEOUT BOOT-TIMEOUT: dies with why the guest
+# ended, if it did not power itself off: wait_guest's RC.
+guest_ended() {
+	local results=$1 rc=$2
 	if [ "$rc" = 125 ]; then
 		show_last_console_lines "$results"
-		die "$E_HANG" "the guest did not start its test entry within ${boot}s" \
+		die "$E_HANG" "the guest did not start its test entry within ${4}s" \
 			"(--boot-timeout) and was stopped"
 	fi
 	if [ "$rc" = 126 ]; then
@@ -243,7 +257,7 @@ run_qemu() {
 	fi
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		show_last_console_lines "$results"
-		die "$E_HANG" "the guest did not finish within ${timeout}s and was killed"
+		die "$E_HANG" "the guest did not finish within ${3}s and was killed"
 	fi
 	if [ "$rc" != 0 ]; then
 		printf '    --- %s ---\n' "$results/qemu.log" >&2
@@ -255,7 +269,8 @@ run_qemu() {
 # boot_guest RESULTS MODE CMD...: boots the built kernel and has the guest
 # run CMD (MODE batch) or give a shell (MODE shell).
 boot_guest() {
-	local results=$1 mode=$2 accel reason
+	# shellcheck disable=SC2153 # TIMEOUT is the option, timeout a local
+	local results=$1 mode=$2 timeout=$TIMEOUT accel reason
 	[ -f "$BUILD/arch/x86/boot/bzImage" ] ||
 		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"
 	build_initramfs "$INITRAMFS" "$BUILD"
@@ -264,8 +279,9 @@ boot_guest() {
 	printf '%s\n%s\n' "$accel" "$reason" > "$results/accel"
 	say "    accelerator: $accel ($reason)"
 	write_guest_cmd "$results" "$accel" "${@:3}"
-	run_qemu "$results" "$accel" "$mode" "${TIMEOUT:-$(guest_timeout "$accel")}" \
-		"$(boot_timeout "$accel")"
+	# a shell lasts as long as its user wants, unless --timeout says
+	[ -n "$timeout" ] || [ "$mode" = shell ] || timeout=$(guest_timeout "$accel")
+	run_qemu "$results" "$accel" "$mode" "$timeout" "$(boot_timeout "$accel")"
 }
 
 # ---------------------------------------------------------------- what it left

@@ -103,14 +103,15 @@ cmd_boot() {
 }
 
 # cmd_shell: the guest's bash on this terminal, with the environment that
-# exec's command has, started by guest-init/shell.sh with this terminal's
-# type and size (a serial console cannot tell them).
+# exec's command has, started by guest-init/shell.sh with the time limit
+# and this terminal's type and size (a serial console cannot tell them).
 cmd_shell() {
 	local -a size=()
 	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	[ ! -t 0 ] || read -r -a size < <(stty size)
-	boot_guest "$RESULTS" shell . "$MMF_ROOT/guest-init/shell.sh" "${TERM:-linux}" "${size[@]}"
+	boot_guest "$RESULTS" shell . "$MMF_ROOT/guest-init/shell.sh" "${TIMEOUT:-0}" \
+		"${TERM:-linux}" "${size[@]}"
 }
 
 # cmd_exec CMD...: exec's exit status is the runner's: 0 when CMD

@@ -3,7 +3,7 @@
 # "runner.sh shell" as a user at a terminal has it: the guest's shell
 # knows the run's environment and the terminal's size, and starts among
 # the tracing tools, with a banner; "exit" powers the guest off and ends
-# the runner.
+# the runner.  It has no time limit unless --timeout gives one.
 # guest: stand-in or kernel
 set -eu
 # shellcheck source=lib.sh
@@ -11,21 +11,25 @@ set -eu
 
 PROMPT='mm-frozen:[^ ]*# $'
 
-# shell_session RESULTS LINE...: runner.sh shell on a terminal of its
-# own, each LINE typed at a prompt of the guest's shell; what the
-# terminal showed, without carriage returns and escape sequences (the
-# shell's bracketed paste mode), in $TMP/out.
+# shell_session OPTION... -- LINE...: runner.sh shell with OPTION... on a
+# terminal of its own, each LINE typed at a prompt of the guest's shell;
+# what the terminal showed, without carriage returns and escape sequences
+# (the shell's bracketed paste mode), in $TMP/out.
 shell_session() {
-	local results=$1
+	local -a options=()
+	while [ "$1" != -- ]; do
+		options+=("$1")
+		shift
+	done
 	shift
 	STATUS=0
 	python3 "$MMF_ROOT/tests/host/data/pty-session.py" 50 211 "$PROMPT" 900 "$@" -- \
-		"$RUNNER" "${TEST_FLAGS[@]}" --results "$results" shell > "$TMP/tty" 2>&1 || STATUS=$?
+		"$RUNNER" "${TEST_FLAGS[@]}" "${options[@]}" shell > "$TMP/tty" 2>&1 || STATUS=$?
 	sed -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$TMP/tty" > "$TMP/out"
 }
 
 # shellcheck disable=SC2016 # expanded by the guest's shell
-shell_session "$TMP/r" 'echo "root=$MMF_ROOT results=$MMF_RESULTS"; pwd; stty size' exit
+shell_session --results "$TMP/r" -- 'echo "root=$MMF_ROOT results=$MMF_RESULTS"; pwd; stty size' exit
 expect_status 0
 expect_output "^root=$MMF_ROOT results=$TMP/r\$"
 expect_output "^$MMF_ROOT/tracing\$"
@@ -33,6 +37,18 @@ expect_output '^50 211$'
 expect_output '^mm-frozen guest: '
 expect_output '^knob: '
 expect_text "free-atomics.bt"
+expect_output '^time limit: none'
 ! pgrep -f -- "MMF_RESULTS=$TMP/r " > /dev/null || fail "the guest still runs after exit"
+
+# With a time limit the guest warns a minute before (at once when the
+# limit is shorter), and the runner says why it stopped the guest.
+limit=5
+[ "$HOST_GUEST" = stand-in ] || limit=100
+shell_session --results "$TMP/t" --timeout "$limit" -- 'sleep 900'
+expect_status 6
+expect_text "mm-frozen: the guest is stopped in a minute (--timeout $limit)"
+expect_text "the guest did not finish within ${limit}s and was killed"
+! pgrep -f -- "MMF_RESULTS=$TMP/t " > /dev/null || fail "the guest still runs after its time limit"
 echo "shell: the guest's shell has the run's environment and the terminal's" \
-	"50x211, starts in tracing/; exit powered the guest off"
+	"50x211, starts in tracing/; exit powered the guest off; a ${limit}s --timeout" \
+	"was told and kept"
