@@ -28,9 +28,16 @@ shell_session() {
 	sed -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$TMP/tty" > "$TMP/out"
 }
 
+# A line longer than 80 columns with its prompt, and Ctrl-A, Ctrl-E to
+# go to its start and back: readline moves the cursor up a line (ESC [ A)
+# unless it knows the terminal's width, and the line is written over
+# itself.
 # shellcheck disable=SC2016 # expanded by the guest's shell
-shell_session --results "$TMP/r" -- 'echo "root=$MMF_ROOT results=$MMF_RESULTS"; pwd; stty size' exit
+typed='echo "root=$MMF_ROOT results=$MMF_RESULTS"; pwd; stty size'
+shell_session --results "$TMP/r" -- "$typed"$'\x01\x05' exit
 expect_status 0
+expect_text "mm-frozen:$MMF_ROOT/tracing# $typed"
+! grep -q -F $'\e[A' "$TMP/tty" || fail "the long line went up a line: a terminal of 80 columns?"
 expect_output "^root=$MMF_ROOT results=$TMP/r\$"
 expect_output "^$MMF_ROOT/tracing\$"
 expect_output '^50 211$'
@@ -43,7 +50,7 @@ expect_output '^time limit: none'
 # With a time limit the guest warns a minute before (at once when the
 # limit is shorter), and the runner says why it stopped the guest.
 limit=5
-[ "$HOST_GUEST" = stand-in ] || limit=100
+[ "$HOST_GUEST" = stand-in ] || limit=40
 shell_session --results "$TMP/t" --timeout "$limit" -- 'sleep 900'
 expect_status 6
 expect_text "mm-frozen: the guest is stopped in a minute (--timeout $limit)"
