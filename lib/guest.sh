@@ -189,6 +189,10 @@ show_last_console_lines() { # show_last_console_lines RESULTS
 	tail -n 25 "$1/console.log" 2>/dev/null | indent >&2
 }
 
+timeout_words() { # timeout_words TIMEOUT: the guest's time limit in words
+	if [ -n "$1" ]; then echo "timeout ${1}s"; else echo "no time limit"; fi
+}
+
 # run_qemu RESULTS ACCEL MODE TIMEOUT BOOT-TIMEOUT: boots the built
 # kernel with the host's root and the results share; MODE is "batch"
 # (console to console.log, kernel lines hidden on screen) or "shell"
@@ -212,7 +216,7 @@ run_qemu() {
 		-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
 		-device virtio-9p-pci,fsdev=results,mount_tag=results)
 	printf 'qemu-system-x86_64 %s\n' "${args[*]}" > "$results/qemu.cmdline"
-	say "    qemu-system-x86_64 ($accel, 2 vCPUs, 2 GiB), ${timeout:+timeout ${timeout}s}${timeout:-no timeout}; console: $results/console.log"
+	say "    qemu-system-x86_64 ($accel, 2 vCPUs, 2 GiB), $(timeout_words "$timeout"); console: $results/console.log"
 	rm -f "$results/console.log"
 	if [ "$mode" = shell ]; then
 		# qemu keeps this terminal: it reads it (a background command's
