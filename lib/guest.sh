@@ -174,7 +174,7 @@ wait_guest() {
 		[ -n "$ready" ] || [ "$SECONDS" -lt "$deadline" ] || { stopped=125; break; }
 		if [ "$STOP_AT_PROBLEM" = 1 ] && [ "$SECONDS" -ge "$poll" ]; then
 			poll=$((SECONDS + PROBLEM_POLL))
-			[ -z "$(kernel_problems "$console")" ] || { stopped=126; break; }
+			[ -z "$(kernel_problems --live "$console")" ] || { stopped=126; break; }
 		fi
 		[ -z "$ready" ] || [ "$STOP_AT_PROBLEM" = 1 ] || break
 		sleep 1

@@ -20,13 +20,20 @@ kmemleak's report, which the guest asks for once its command has ended
 object it lists: a backtrace that kmemleak records starts in the slab
 allocator, in mm/, so every leak it finds passes through mm/.
 
-Usage: python3 -m mmfrozen.kernel_log --patterns FILE [--outside]
+A log that the guest is still writing (--live, runner.sh
+--stop-at-problem's looks at the console) is judged on what is sure
+already: its last line only once it has ended, and the report that a
+window still open declared not before the window ends, since it may
+still come.
+
+Usage: python3 -m mmfrozen.kernel_log --patterns FILE [--outside] [--live]
        [--kmemleak REPORT] LOG...
 Prints the problem lines of the logs, each once (a console log and a
 dmesg hold the same lines); a LOG that does not exist is skipped;
---outside: only the lines outside every test window; --kmemleak: a line
-for each object of kmemleak's REPORT too, if there is one.  Exit status
-0, 2 when a file cannot be read.
+--outside: only the lines outside every test window; --live: the logs
+are still being written; --kmemleak: a line for each object of
+kmemleak's REPORT too, if there is one.  Exit status 0, 2 when a file
+cannot be read.
 """
 
 import argparse
@@ -86,14 +93,16 @@ class Window:
                                     self.seen, where))
 
 
-def located_problems(lines, patterns):
+def located_problems(lines, patterns, live=False):
     """(TEST, LINE, SUFFIX) of each problem line of one log, in order:
     TEST the window it is in ('' outside every window), SUFFIX what names
     the window after a kernel line (a declared report's count names it in
-    its own words)."""
+    its own words).  LIVE: the log is still being written (see above)."""
     window = Window('')
     ts = ''
     for line in lines:
+        if live and not line.endswith('\n'):
+            break
         m = TIMESTAMP.search(line.rstrip('\r\n'))
         if not m:
             continue
@@ -113,13 +122,13 @@ def located_problems(lines, patterns):
         if patterns.search(text) and not window.accepts(text):
             yield (window.name, ts + ' ' + text,
                    DURING % window.name if window.name else '')
-    if miscount := window.check(ts, ' (the log ends in the test)'):
+    if not live and (miscount := window.check(ts, ' (the log ends in the test)')):
         yield window.name, miscount, ''
 
 
-def problems(lines, patterns):
+def problems(lines, patterns, live=False):
     """The problem lines of one log, in order, each in a window named."""
-    return [line + suffix for _, line, suffix in located_problems(lines, patterns)]
+    return [line + suffix for _, line, suffix in located_problems(lines, patterns, live)]
 
 
 def windows(lines):
@@ -141,7 +150,7 @@ def windows(lines):
     return found
 
 
-def read_logs(paths, patterns):
+def read_logs(paths, patterns, live=False):
     """{(TEST, LINE, SUFFIX): None} of the problems of the logs at PATHS, in
     order, each once (a console log and a dmesg hold the same lines); a
     log that is not there (a guest that wrote no dmesg) has none."""
@@ -150,15 +159,15 @@ def read_logs(paths, patterns):
         if not os.path.isfile(path):
             continue
         with open(path, errors='replace') as f:
-            for found in located_problems(f, patterns):
+            for found in located_problems(f, patterns, live):
                 seen.setdefault(found, None)
     return seen
 
 
-def log_problems(paths, patterns, outside=False):
+def log_problems(paths, patterns, outside=False, live=False):
     """The problem lines of the logs at PATHS, each in a window named;
-    OUTSIDE: only those outside every window."""
-    return [line + suffix for test, line, suffix in read_logs(paths, patterns)
+    OUTSIDE: only those outside every window; LIVE: logs still written."""
+    return [line + suffix for test, line, suffix in read_logs(paths, patterns, live)
             if not (outside and test)]
 
 
@@ -207,11 +216,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description='The kernel log lines that fail a run.')
     ap.add_argument('--patterns', required=True)
     ap.add_argument('--outside', action='store_true')
+    ap.add_argument('--live', action='store_true')
     ap.add_argument('--kmemleak')
     ap.add_argument('logs', nargs='+')
     args = ap.parse_args(argv)
     try:
-        lines = log_problems(args.logs, read_patterns(args.patterns), args.outside)
+        lines = log_problems(args.logs, read_patterns(args.patterns), args.outside, args.live)
         lines += read_kmemleak(args.kmemleak)
     except OSError as e:
         print('kernel_log.py: %s' % e, file=sys.stderr)

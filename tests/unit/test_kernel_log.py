@@ -98,6 +98,31 @@ class Lines(unittest.TestCase):
         self.assertEqual(problems([KINDS['bug'] + '\r\n']), [KINDS['bug']])
 
 
+class Live(unittest.TestCase):
+    """A console looked at while the guest writes it (--stop-at-problem)."""
+
+    def test_a_window_whose_report_may_still_come_is_not_judged(self):
+        at = CONSOLE.index(WARNING)
+        self.assertEqual(kernel_log.problems(CONSOLE[:at], PATTERNS, live=True), [])
+
+    def test_a_line_half_written_is_not_judged(self):
+        at = CONSOLE.index(WARNING)
+        cut = WARNING.index(' at ') + 4
+        self.assertEqual(problems([WARNING[:cut]]), [WARNING[:cut]])
+        self.assertEqual(kernel_log.problems(CONSOLE[:at] + [WARNING[:cut]], PATTERNS,
+                                             live=True), [])
+
+    def test_a_whole_problem_line_is_a_problem(self):
+        self.assertEqual(kernel_log.problems(CONSOLE + [KINDS['bug'] + '\n'], PATTERNS,
+                                             live=True), [KINDS['bug']])
+
+    def test_a_window_ended_is_judged(self):
+        found = kernel_log.problems([l for l in CONSOLE if l is not WARNING], PATTERNS,
+                                    live=True)
+        self.assertEqual(len(found), 1)
+        self.assertIn(', saw 0', found[0])
+
+
 class Logs(ScratchTest):
 
     def test_a_line_in_console_and_dmesg_counts_once(self):
