@@ -4,27 +4,36 @@
 A mutant (tests/mutants/NAME.patch) is a patch on top of the whole
 series that undoes part of one of its patches, as a rebase that went
 subtly wrong would.  Its commit message says which patch ("Undoes:"),
-the mistake ("Mistake:") and the test expected to catch it
-("Expected-killer:").  "runner.sh mutants" runs each one, its results in
-RESULTS/NAME, and lists them in RESULTS/mutants.tsv ("NAME <TAB> PATCH
-<TAB> EXIT").  A mutant is:
+the mistake ("Mistake:") and what is expected to catch it
+("Expected-killer:"), in one of two forms:
 
-  killed     its run ended in a kernel problem, a failed test, a hang or
-             a guest that stopped: "by" names the first problem line of
-             each test window (or of the boot, outside every window),
-             then the tests that failed or crashed (those the log names),
-             or else how the guest ended;
+  boot: TEXT         a kernel problem outside every test window whose
+                     line holds TEXT;
+  PROGRAM [SUBTEST]  PROGRAM failing, or SUBTEST (or a subtest below
+                     it, "slab_bvec" for "slab_bvec.kmalloc_64...")
+                     failing or having a kernel problem in its window.
+
+"runner.sh mutants" runs each one, its results in RESULTS/NAME, and lists
+them in RESULTS/mutants.tsv ("NAME <TAB> PATCH <TAB> EXIT").  A mutant is:
+
+  killed     by evidence: "by" names the first problem line of each test
+             window (or of the boot, outside every window), then the
+             tests that failed (those the log names); "as_expected" says
+             whether one of them is its expected killer;
   survived   its run passed: the suite did not notice;
   no-build   it did not build (a mutant that needs mending);
-  error      the run ended for another reason (the patch did not apply,
-             an interrupt...): not a verdict on the suite.
+  error      no verdict on the suite: the run failed with nothing named
+             (a guest that hung or stopped, or tests that timed out or
+             crashed, with no kernel problem in the log), or ended for
+             another reason (the patch did not apply, an interrupt...).
 
 Usage: python3 -m mmfrozen.mutants report RESULTS
            RESULTS/mutants.json and the table, of the mutants run so far
        python3 -m mmfrozen.mutants line RESULTS NAME
            one line on mutant NAME: its class, by what, in how long
        python3 -m mmfrozen.mutants verdict RESULTS
-           "passed" when every mutant was killed, else "tests-failed"
+           "passed" when every mutant was killed by its expected
+           killer, else "tests-failed"
 """
 
 import argparse
@@ -42,11 +51,18 @@ DURING = re.compile(r'^(.*)  \[during test (.*)\]$')
 # A window whose declared report came too few or too many times names
 # itself (mmfrozen.kernel_log's Window.check).
 MISCOUNT = re.compile(r'^\[ *[0-9.]+\] mm-frozen: test (\S+): expected ')
-FAILED = re.compile(r'^(?:FAIL|TIMEOUT|CRASHED) (.*?)(?: \(.*\))?$')
+# A failed check names its test; a test that timed out or crashed is no
+# evidence by itself (the kernel's problem, if any, is).
+FAILED = re.compile(r'^FAIL (.*?)(?: \(.*\))?$')
+# The outcomes that may hold evidence of a kill.
 KILLING = {'tests-failed', 'kernel-problem', 'guest-timeout', 'guest-failed'}
-# How a run ended, in the mutant's own words, when no test names it.
+# How a run ended, in the mutant's own words, when nothing names a kill.
 ENDED = {'guest-timeout': 'the guest hung (stopped at its timeout)',
-         'guest-failed': 'the guest stopped before its tests finished'}
+         'guest-failed': 'the guest stopped before its tests finished',
+         'tests-failed': 'tests timed out or crashed',
+         'kernel-problem': 'a kernel problem that names nothing'}
+NOTHING_NAMED = ', with no kernel problem and no failed test'
+BOOT = 'boot: '
 STAGE_BUILD = 'Build the kernel'
 STAGE_GUEST = 'Boot the guest'
 
@@ -124,7 +140,23 @@ def classify(results, status):
     by = problem_killers(read_lines(os.path.join(results, 'kernel-problems.txt')))
     by += [short_test(m.group(1)) for m in map(FAILED.match, verdict.get('failures', []))
            if m and not m.group(1).startswith('(')]
-    return 'killed', by or [ENDED.get(outcome, outcome)]
+    if not by:
+        return 'error', [ENDED[outcome] + NOTHING_NAMED]
+    return 'killed', by
+
+
+def kills_as_expected(expected, killer):
+    """Whether KILLER (a "by" of classify) is what EXPECTED, a mutant's
+    Expected-killer, names."""
+    if expected.startswith(BOOT):
+        return killer.startswith(BOOT) and expected[len(BOOT):] in killer
+    program, _, subtest = expected.partition(' ')
+    if not subtest:
+        return killer == program or killer.startswith(program + ' ')
+    for name in (program + ' ' + subtest, 'test ' + subtest):
+        if killer == name or killer.startswith((name + '.', name + ' ', name + ':')):
+            return True
+    return False
 
 
 def mutant(results, name, patch, status):
@@ -134,6 +166,8 @@ def mutant(results, name, patch, status):
     entry = {'mutant': name, 'patch': patch, 'exit': status, 'class': kind,
              'by': by, 'seconds': stage_seconds(run)}
     entry.update(read_header(patch))
+    if kind == 'killed':
+        entry['as_expected'] = any(kills_as_expected(entry['expected'], b) for b in by)
     return entry
 
 
@@ -151,29 +185,47 @@ def undone(entry):
     return entry['undoes'][:4] or '-'
 
 
+def expectation(entry):
+    """What a kill says of the mutant's expected killer: '' for a run
+    that killed nothing."""
+    if entry['class'] != 'killed':
+        return ''
+    if entry['as_expected']:
+        return 'as expected'
+    return 'not by its expected killer (%s)' % entry['expected']
+
+
 def line(entry):
     by = ' by ' + '; '.join(entry['by']) if entry['by'] else ''
-    return '%s%s, in %ds' % (entry['class'], by, entry['seconds']['total'])
+    said = ', ' + expectation(entry) if entry['class'] == 'killed' else ''
+    return '%s%s%s, in %ds' % (entry['class'], by, said, entry['seconds']['total'])
 
 
 def table(entries):
-    rows = ['%-32s %-6s %-9s %6s  %s' % ('MUTANT', 'UNDOES', 'CLASS', 'SECS', 'KILLED BY')]
+    rows = ['%-32s %-6s %-9s %6s %-8s  %s' % (
+        'MUTANT', 'UNDOES', 'CLASS', 'SECS', 'EXPECTED', 'KILLED BY (ELSE WHY)')]
     for e in entries:
-        rows.append('%-32s %-6s %-9s %6d  %s' % (
-            e['mutant'], undone(e), e['class'], e['seconds']['total'],
+        said = {'': '-', 'as expected': 'yes'}.get(expectation(e), 'NO')
+        rows.append('%-32s %-6s %-9s %6d %-8s  %s' % (
+            e['mutant'], undone(e), e['class'], e['seconds']['total'], said,
             e['by'][0] if e['by'] else '-'))
-        rows += ['%58s%s' % ('', b) for b in e['by'][1:]]
+        rows += ['%67s%s' % ('', b) for b in e['by'][1:]]
+        if said == 'NO':
+            rows.append('%67sexpected: %s' % ('', e['expected']))
     counts = {}
     for e in entries:
         counts[e['class']] = counts.get(e['class'], 0) + 1
-    rows.append('%d mutants%s; %ds in all' % (
+    unexpected = sum(1 for e in entries if expectation(e).startswith('not '))
+    rows.append('%d mutants%s%s; %ds in all' % (
         len(entries), ''.join(', %d %s' % (n, c) for c, n in sorted(counts.items())),
+        ', %d not by its expected killer' % unexpected if unexpected else '',
         sum(e['seconds']['total'] for e in entries)))
     return rows
 
 
 def verdict(entries):
-    return ('passed' if entries and all(e['class'] == 'killed' for e in entries)
+    """passed when every mutant was killed, each by its expected killer."""
+    return ('passed' if entries and all(expectation(e) == 'as expected' for e in entries)
             else 'tests-failed')
 
 

@@ -5,7 +5,8 @@ test and the kernel's BUG in its window, 0015 by a BUG at boot, 0004 by
 a BUG at boot and the tests after it, the crashed ones that the log does
 not name left out, 0014 by BUGs in five windows and a declared report
 missing in a sixth, 0017 by a test alone) and made-up ones (a survivor, a
-mutant that did not build, a hung guest, an interrupted run)."""
+mutant that did not build, a hung guest that names nothing, an
+interrupted run); each kill held to the mutant's Expected-killer."""
 
 import glob
 import os
@@ -79,9 +80,10 @@ class ClassifyTest(unittest.TestCase):
                       'kernel line(s) matching /frozen_pages: bad refcount at slab free: .* '
                       'cache:mm_frozen_hazard_ref$/, saw 0', by)
 
-    def test_a_hung_guest(self):
-        self.assertEqual(self.classify('hung', 6),
-                         ('killed', ['the guest hung (stopped at its timeout)']))
+    def test_a_hung_guest_names_nothing(self):
+        self.assertEqual(self.classify('hung', 6), ('error', [
+            'the guest hung (stopped at its timeout), with no kernel problem and no '
+            'failed test']))
 
     def test_survived(self):
         self.assertEqual(self.classify('survived', 0), ('survived', []))
@@ -96,28 +98,65 @@ class ClassifyTest(unittest.TestCase):
         self.assertEqual(self.classify('no-such-run', 3), ('error', ['exit 3']))
 
 
+class ExpectedKillerTest(unittest.TestCase):
+
+    def test_boot(self):
+        expected = 'boot: VM_BUG_ON_PAGE(page_ref_count(page) == 0)'
+        self.assertTrue(mutants.kills_as_expected(
+            expected, 'boot: page dumped because: VM_BUG_ON_PAGE(page_ref_count(page) == 0)'))
+        self.assertFalse(mutants.kills_as_expected(
+            expected, 'boot: kernel BUG at include/linux/mm.h:1140!'))
+        self.assertFalse(mutants.kills_as_expected(
+            expected, 'test slab_page.put_page_is_noop: page dumped because: '
+            'VM_BUG_ON_PAGE(page_ref_count(page) == 0)'))
+
+    def test_a_subtest_by_its_failure_or_a_problem_in_its_window(self):
+        expected = 'frozen_hazard_test slab_bvec'
+        self.assertTrue(mutants.kills_as_expected(
+            expected, 'frozen_hazard_test slab_bvec.kmalloc_64.get_pages_then_put'))
+        self.assertTrue(mutants.kills_as_expected(
+            expected, 'test slab_bvec.kmalloc_64.get_pages_then_put: WARNING: CPU: 0'))
+        self.assertFalse(mutants.kills_as_expected(
+            expected, 'frozen_hazard_test slab_page.put_page_is_noop'))
+        self.assertFalse(mutants.kills_as_expected(expected, 'boot: WARNING: slab_bvec'))
+
+    def test_a_program(self):
+        self.assertTrue(mutants.kills_as_expected(
+            'tracing_scripts.sh', 'tracing_scripts.sh free-atomics.bt counts exactly: x'))
+        self.assertFalse(mutants.kills_as_expected('tracing_scripts.sh', 'plumbing.sh x'))
+
+    def test_every_mutant_s_killer_is_the_boot_or_a_program_of_the_target(self):
+        target = os.path.join(ROOT, 'selftests', 'mm-frozen')
+        for path in glob.glob(os.path.join(MUTANTS, '*.patch')):
+            expected = mutants.read_header(path)['expected']
+            program = os.path.join(target, expected.split(' ')[0])
+            with self.subTest(path=os.path.basename(path)):
+                self.assertTrue(expected.startswith('boot: ') or os.path.isfile(program)
+                                or os.path.isfile(program + '.c'), expected)
+
+
 class ReportTest(ScratchTest):
 
     def results(self, *runs):
         """A mutants run's results directory: mutants.tsv naming RUNS
-        (fixture, status), their results linked in."""
+        (fixture, mutant, status), their results linked in."""
         lines = []
-        for name, status in runs:
+        for name, patch, status in runs:
             os.symlink(fixture('mutants', name), os.path.join(self.tmp, name))
-            lines.append('%s\t%s\t%d\n' % (name, mutant_patch('0011-memcg-refcounted-free'),
-                                           status))
+            lines.append('%s\t%s\t%d\n' % (name, mutant_patch(patch), status))
         write(os.path.join(self.tmp, 'mutants.tsv'), ''.join(lines))
         return self.tmp
 
     def test_report_and_json(self):
-        results = self.results(('0011-memcg-refcounted-free', 7), ('survived', 0))
+        results = self.results(('0011-memcg-refcounted-free', '0011-memcg-refcounted-free', 7),
+                               ('survived', '0011-memcg-refcounted-free', 0))
         status, out = run_main(mutants.main, ['report', results])
         self.assertEqual(status, 0)
         lines = out.splitlines()
-        self.assertRegex(lines[1], r'^0011-memcg-refcounted-free +0011 +killed +214  '
+        self.assertRegex(lines[1], r'^0011-memcg-refcounted-free +0011 +killed +214 yes +'
                                    r'test memcg\.charge_failure_frees_frozen: ')
-        self.assertRegex(lines[2], r'^ {58}frozen_fault_test memcg')
-        self.assertRegex(lines[3], r'^survived +0011 +survived +\d+  -$')
+        self.assertRegex(lines[2], r'^ {67}frozen_fault_test memcg')
+        self.assertRegex(lines[3], r'^survived +0011 +survived +\d+ - +-$')
         self.assertEqual(lines[4], '2 mutants, 1 killed, 1 survived; 894s in all')
         entries = mutants.read_mutants(results)
         self.assertEqual([e['class'] for e in entries], ['killed', 'survived'])
@@ -126,20 +165,36 @@ class ReportTest(ScratchTest):
                          'the charge failure keeps __free_pages() on a frozen page')
 
     def test_verdict(self):
-        killed = self.results(('0017-stats-swapped', 1), ('0015-slab-refcounted-free', 7))
+        killed = self.results(('0017-stats-swapped', '0017-stats-swapped', 1),
+                              ('0015-slab-refcounted-free', '0015-slab-refcounted-free', 7))
         self.assertEqual(run_main(mutants.main, ['verdict', killed]), (0, 'passed\n'))
         os.remove(os.path.join(killed, 'mutants.tsv'))
         self.assertEqual(run_main(mutants.main, ['verdict', killed]), (0, 'tests-failed\n'))
 
     def test_a_survivor_fails_the_verdict(self):
-        results = self.results(('0017-stats-swapped', 1), ('survived', 0))
+        results = self.results(('0017-stats-swapped', '0017-stats-swapped', 1),
+                               ('survived', '0011-memcg-refcounted-free', 0))
         self.assertEqual(run_main(mutants.main, ['verdict', results]), (0, 'tests-failed\n'))
 
+    def test_a_kill_by_another_than_its_expected_killer(self):
+        results = self.results(('0017-stats-swapped', '0011-memcg-refcounted-free', 1))
+        status, out = run_main(mutants.main, ['report', results])
+        lines = out.splitlines()
+        self.assertRegex(lines[1], r' NO +frozen_knob_test knob\.stats_follow_knob$')
+        self.assertEqual(lines[2].strip(),
+                         'expected: frozen_fault_test memcg.charge_failure_frees_frozen')
+        self.assertIn('1 not by its expected killer', lines[3])
+        self.assertEqual(run_main(mutants.main, ['verdict', results]), (0, 'tests-failed\n'))
+        self.assertRegex(run_main(mutants.main, ['line', results, '0017-stats-swapped'])[1],
+                         r'^killed by frozen_knob_test knob\.stats_follow_knob, not by its '
+                         r'expected killer \(frozen_fault_test memcg\.')
+
     def test_line(self):
-        results = self.results(('0015-slab-refcounted-free', 7))
+        results = self.results(('0015-slab-refcounted-free', '0015-slab-refcounted-free', 7))
         status, out = run_main(mutants.main, ['line', results, '0015-slab-refcounted-free'])
         self.assertEqual(status, 0)
-        self.assertRegex(out, r'^killed by boot: page dumped because: .*, in \d+s\n$')
+        self.assertRegex(out, r'^killed by boot: page dumped because: .*, as expected, '
+                              r'in \d+s\n$')
         self.assertEqual(run_main(mutants.main, ['line', results, 'other'])[0], 2)
 
 
