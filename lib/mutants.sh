@@ -6,6 +6,8 @@
 # undoes part of it: a child "runner.sh run --mutant FILE" builds it in
 # the tree and build directory that every mutant shares and runs the
 # target on it; mmfrozen.mutants says what killed it, if anything did.
+# The series unmutated runs first, as the control: with the mutants'
+# options, it must pass, else a kill could be the options' doing.
 
 # mutant_files [NAME...]: the patch of each mutant named (NAME or
 # NAME.patch, of MUTANTS_DIR), in order; every mutant when none is.
@@ -38,10 +40,26 @@ mutants_report() {
 	say "(table: $1/mutants.json)"
 }
 
-# cmd_mutants [NAME...]: each mutant built and run by a child runner.sh
-# with this run's options and --stop-at-problem, its output in
-# RESULTS/NAME.log and its results in RESULTS/NAME; "NAME <TAB> PATCH
-# <TAB> EXIT" in RESULTS/mutants.tsv.
+# MUTANT_OPTIONS: what each mutant's run and the control's are given
+# beyond this run's options: the first problem kills it, since the tests
+# after it would only time out.
+MUTANT_OPTIONS=(--stop-at-problem)
+
+# run_control RESULTS: the series unmutated, run as each mutant is, in
+# RESULTS/control; dies with its exit status unless it passed.
+run_control() {
+	local status=0
+	stage "Control: the series without a mutant"
+	child_runner "$1/control.log" "${MUTANT_OPTIONS[@]}" --results "$1/control" run || status=$?
+	say "    $(mmf_py mutants control "$1")"
+	[ "$status" = 0 ] || die "$status" "the control run did not pass (see $1/control.log):" \
+		"no mutant is classified"
+}
+
+# cmd_mutants [NAME...]: the control (run_control), then each mutant built
+# and run by a child runner.sh with this run's options and MUTANT_OPTIONS,
+# its output in RESULTS/NAME.log and its results in RESULTS/NAME; "NAME
+# <TAB> PATCH <TAB> EXIT" in RESULTS/mutants.tsv.
 cmd_mutants() {
 	local file name status
 	local -a files
@@ -53,13 +71,13 @@ cmd_mutants() {
 	# shellcheck disable=SC2034 # run by core.sh's trap
 	EXIT_REPORT=(mutants_report "$RESULTS")
 	say "mm-frozen: ${#files[@]} mutants of the series on $SOURCE_LABEL, results $RESULTS"
+	run_control "$RESULTS"
 	for file in "${files[@]}"; do
 		name=$(basename "$file" .patch)
 		stage "Mutant $name"
 		status=0
 		MUTANT_RUNNING=("$name" "$file")
-		# the first problem kills it: the tests after it would only time out
-		child_runner "$RESULTS/$name.log" --stop-at-problem --mutant "$file" \
+		child_runner "$RESULTS/$name.log" "${MUTANT_OPTIONS[@]}" --mutant "$file" \
 			--results "$RESULTS/$name" run || status=$?
 		MUTANT_RUNNING=()
 		printf '%s\t%s\t%s\n' "$name" "$file" "$status" >> "$RESULTS/mutants.tsv"

@@ -13,8 +13,10 @@ the mistake ("Mistake:") and what is expected to catch it
                      it, "slab_bvec" for "slab_bvec.kmalloc_64...")
                      failing or having a kernel problem in its window.
 
-"runner.sh mutants" runs each one, its results in RESULTS/NAME, and lists
-them in RESULTS/mutants.tsv ("NAME <TAB> PATCH <TAB> EXIT").  A mutant is:
+"runner.sh mutants" first runs the series unmutated with the same
+options, the control, in RESULTS/control: it must pass.  Then each
+mutant, its results in RESULTS/NAME, listed in RESULTS/mutants.tsv
+("NAME <TAB> PATCH <TAB> EXIT").  A mutant is:
 
   killed     by evidence: "by" names the first problem line of each test
              window (or of the boot, outside every window), then the
@@ -29,6 +31,8 @@ them in RESULTS/mutants.tsv ("NAME <TAB> PATCH <TAB> EXIT").  A mutant is:
 
 Usage: python3 -m mmfrozen.mutants report RESULTS
            RESULTS/mutants.json and the table, of the mutants run so far
+       python3 -m mmfrozen.mutants control RESULTS
+           one line on the control: how it ended, in how long
        python3 -m mmfrozen.mutants line RESULTS NAME
            one line on mutant NAME: its class, by what, in how long
        python3 -m mmfrozen.mutants verdict RESULTS
@@ -201,6 +205,19 @@ def line(entry):
     return '%s%s%s, in %ds' % (entry['class'], by, said, entry['seconds']['total'])
 
 
+def control_line(results):
+    """One line on the control run of RESULTS, '' when it did not run."""
+    run = os.path.join(results, 'control')
+    if not os.path.isdir(run):
+        return ''
+    verdict = read_json(os.path.join(run, 'verdict.json')) or {}
+    outcome = verdict.get('outcome', 'no verdict')
+    kind, by = classify(run, verdict.get('exit', -1))
+    said = 'passed' if kind == 'survived' else outcome + (' by ' + '; '.join(by) if by else '')
+    return 'control (the series without a mutant): %s, in %ds' % (
+        said, stage_seconds(run)['total'])
+
+
 def table(entries):
     rows = ['%-32s %-6s %-9s %6s %-8s  %s' % (
         'MUTANT', 'UNDOES', 'CLASS', 'SECS', 'EXPECTED', 'KILLED BY (ELSE WHY)')]
@@ -233,6 +250,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description='What the suite made of each mutant.')
     sub = ap.add_subparsers(dest='command', required=True)
     sub.add_parser('report').add_argument('results')
+    sub.add_parser('control').add_argument('results')
     one = sub.add_parser('line')
     one.add_argument('results')
     one.add_argument('name')
@@ -241,7 +259,9 @@ def main(argv=None):
     entries = read_mutants(args.results)
     if args.command == 'report':
         write_json(os.path.join(args.results, 'mutants.json'), entries)
-        print('\n'.join(table(entries)))
+        print('\n'.join(filter(None, [control_line(args.results)] + table(entries))))
+    elif args.command == 'control':
+        print(control_line(args.results) or 'control: did not run')
     elif args.command == 'line':
         found = [e for e in entries if e['mutant'] == args.name]
         if not found:

@@ -189,6 +189,22 @@ class ReportTest(ScratchTest):
                          r'^killed by frozen_knob_test knob\.stats_follow_knob, not by its '
                          r'expected killer \(frozen_fault_test memcg\.')
 
+    def test_the_control_heads_the_table(self):
+        results = self.results(('0017-stats-swapped', '0017-stats-swapped', 1))
+        self.assertEqual(run_main(mutants.main, ['control', results]),
+                         (0, 'control: did not run\n'))
+        os.symlink(fixture('mutants', 'survived'), os.path.join(results, 'control'))
+        status, out = run_main(mutants.main, ['report', results])
+        self.assertRegex(out.splitlines()[0],
+                         r'^control \(the series without a mutant\): passed, in \d+s$')
+
+    def test_a_control_that_failed_says_by_what(self):
+        results = self.results()
+        os.symlink(fixture('mutants', '0017-stats-swapped'), os.path.join(results, 'control'))
+        self.assertRegex(run_main(mutants.main, ['control', results])[1],
+                         r'^control \(the series without a mutant\): tests-failed by '
+                         r'frozen_knob_test knob\.stats_follow_knob, in \d+s\n$')
+
     def test_line(self):
         results = self.results(('0015-slab-refcounted-free', '0015-slab-refcounted-free', 7))
         status, out = run_main(mutants.main, ['line', results, '0015-slab-refcounted-free'])
