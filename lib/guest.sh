@@ -208,7 +208,7 @@ run_qemu() {
 	# shellcheck disable=SC2054 # commas belong to qemu's option syntax
 	args+=(-smp 2 -m 2G -nodefaults -no-reboot -display none -monitor none
 		-kernel "$BUILD/arch/x86/boot/bzImage" -initrd "$INITRAMFS"
-		-append "console=ttyS0 loglevel=5 printk.devkmsg=on panic=-1 $(stall_args "$accel") MMF_RESULTS=$results MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
+		-append "console=ttyS0 loglevel=5 earlycon=uart8250,io,0x3f8,115200 printk.devkmsg=on panic=-1 $(stall_args "$accel") MMF_RESULTS=$results MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
 		-chardev "stdio,id=console,signal=off,logfile=$results/console.log"
 		-serial chardev:console
 		-fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
