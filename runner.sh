@@ -83,7 +83,7 @@ option_table() {
 --results|DIR|RESULTS|the results directory [\$MMF_RESULTS, default the command's, below WORK/results]
 --jobs|N|JOBS|parallel build jobs [default: nproc]
 --accel|MODE|ACCEL|auto, tcg, kvm or icount [\$MMF_ACCEL, default auto: KVM only if a probe boot under KVM finishes, else TCG; icount: one-thread TCG whose clock counts instructions]
---timeout|SEC|TIMEOUT|kill the guest after SEC seconds [\$MMF_TIMEOUT, default the command's: for the tests the boot timeout plus each program's kselftest timeout (x10 under TCG); none for shell, whose guest then says so a minute before]
+--timeout|SEC|TIMEOUT|kill the guest after SEC seconds [\$MMF_TIMEOUT, default the command's: for the tests the boot timeout plus each program's kselftest timeout (x10 under TCG); for shell none, and with one its guest says so a minute before the end]
 --boot-timeout|SEC|BOOT_TIMEOUT|stop the guest if its test entry has not started SEC seconds after qemu did [\$MMF_BOOT_TIMEOUT, default $BOOT_ALLOWANCE (x10 under TCG)]
 --stop-at-problem||STOP_AT_PROBLEM=1|stop the guest at its kernel's first problem (a panic, Oops, BUG, WARNING...; looked for every $PROBLEM_POLL s) rather than run the tests to their end: the run's verdict is that problem (exit $E_KERNEL); mutants uses it for each mutant
 --dry-run||DRY_RUN=1|check the command line and say what it leads to (the command, source, variant, work and results directories), then stop: nothing run, nothing written

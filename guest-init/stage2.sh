@@ -6,7 +6,7 @@
 # Mounts what tests and tracing tools need, then either runs the command
 # file the host left in the results share ($MMF_RESULTS/guest/cmd) or,
 # with MMF_MODE=shell, an interactive shell on the serial console that
-# reads it first.  The
+# reads that file first.  The
 # command's output goes to the console and to guest/output.log, its exit
 # status to guest/status, kmemleak's report to guest/kmemleak.txt (a
 # kernel with kmemleak), the kernel log to guest/dmesg.txt; then the

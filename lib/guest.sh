@@ -249,10 +249,10 @@ run_qemu() {
 # guest_ended RESULTS RC TIMEOUT BOOT-TIMEOUT: dies with why the guest
 # ended, if it did not power itself off: wait_guest's RC.
 guest_ended() {
-	local results=$1 rc=$2
+	local results=$1 rc=$2 timeout=$3 boot=$4
 	if [ "$rc" = 125 ]; then
 		show_last_console_lines "$results"
-		die "$E_HANG" "the guest did not start its test entry within ${4}s" \
+		die "$E_HANG" "the guest did not start its test entry within ${boot}s" \
 			"(--boot-timeout) and was stopped"
 	fi
 	if [ "$rc" = 126 ]; then
@@ -261,7 +261,7 @@ guest_ended() {
 	fi
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
 		show_last_console_lines "$results"
-		die "$E_HANG" "the guest did not finish within ${3}s and was killed"
+		die "$E_HANG" "the guest did not finish within ${timeout}s and was killed"
 	fi
 	if [ "$rc" != 0 ]; then
 		printf '    --- %s ---\n' "$results/qemu.log" >&2
