@@ -95,6 +95,7 @@ option_table() {
 --no-bisect||BISECT=0|build only the tip, not every commit
 --no-test||RUN_TESTS=0|stop after the table, no guest run
 --merge||MERGE=1|matrix: the arguments are results directories of "runner.sh series" jobs run on their own (CI jobs), merged into one table without a tree or a work directory
+--trees|FILE|TREES_FILE|matrix --merge: the trees that had a job ("runner.sh sources --json"): each one without results is a row "missing", and fails the matrix
 --record||RECORD=1|expect: write the expectation file from the run rather than compare
 --json||JSON=1|print JSON: a list of objects (spec, name, package, version) that a CI matrix reads as it is
 EOF
@@ -128,7 +129,7 @@ upstream|[SUITE...]||lock|command|$UPSTREAM_TIMEOUT|cmd_upstream|the kernel's ow
 upstream-compare||||||cmd_upstream_compare|upstream.tsv beside the baseline's; exit $E_TESTS if a test passes on the baseline and fails or is missing here|./runner.sh upstream-compare
 series||--no-bisect,--no-test,--tests,--guest-cmd|lock|command|tests|cmd_series|the series check: how each patch applies, checkpatch.pl --strict, every commit built with the warnings it adds, a table and series.json; then the run on the tip|./runner.sh series --source linux-source-6.12=6.12.107-1~deb12u1
 mutants|[NAME...]|--tests,--guest-cmd|lock|command||cmd_mutants|each mutant of tests/mutants/ (or those named), a mistake of a rebase put in the series on purpose: built (run --mutant), run, and classified: killed (the failed tests, or the kernel's problem and the test it came in), survived, or did not build; a table and mutants.json; exit $E_TESTS unless every mutant was killed|./runner.sh mutants 0011-memcg-refcounted-free
-matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs|./runner.sh matrix installed linux-source-6.1 --no-test
+matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge,--trees|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs (--trees: those expected)|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
 bench|[quick]||lock|bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount|./runner.sh bench quick
 expect||--record||variant||cmd_expect|the tests of the variant's last run (its results) against the statuses it must have (tests/expected/VARIANT.txt, or --expect FILE): each difference; exit $E_TESTS if there is one; --record: that file made from the run, to review by hand|./runner.sh expect --baseline --record
@@ -234,7 +235,7 @@ SOURCE_SPEC='' VARIANT=patched PATCHES=${MMF_PATCHES:-$MMF_ROOT/patches}
 WORK=${MMF_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/mm-frozen} RESULTS=${MMF_RESULTS:-}
 JOBS=$(nproc) ACCEL=${MMF_ACCEL:-auto} TIMEOUT=${MMF_TIMEOUT:-} BOOT_TIMEOUT=${MMF_BOOT_TIMEOUT:-}
 NO_INSTALL=0 NO_WAIT=0 DRY_RUN=0 EXPECT='' GUEST_CMD=${MMF_GUEST_CMD:-$MMF_ROOT/guest-init/tests.sh}
-BISECT=1 RUN_TESTS=1 JSON='' MERGE=0 RECORD=0 STOP_AT_PROBLEM=0
+BISECT=1 RUN_TESTS=1 JSON='' MERGE=0 TREES_FILE='' RECORD=0 STOP_AT_PROBLEM=0
 TESTS=() DROP_ARGS=() WITH_ARGS=() CONFIG_ARGS=() MUTANT_ARG='' COMMAND='' ARGS=() QUIET=0
 # The options given, with their values but for --source and --results,
 # for the child runner.sh of matrix and bench; the options given.
@@ -320,6 +321,7 @@ check_options() {
 	[[ $TIMEOUT =~ ^[0-9]*$ ]] || usage_error "--timeout needs a number of seconds"
 	[[ $BOOT_TIMEOUT =~ ^([1-9][0-9]*)?$ ]] || usage_error "--boot-timeout needs a positive number of seconds"
 	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || usage_error "--jobs needs a positive number"
+	[ -z "$TREES_FILE" ] || [ "$MERGE" = 1 ] || usage_error "--trees goes with matrix --merge"
 	local changes=$((${#DROP_ARGS[@]} + ${#WITH_ARGS[@]}))
 	[ -z "$MUTANT_ARG" ] || changes=$((changes + 1))
 	[ "$changes" = 0 ] || [ "$VARIANT" != baseline ] ||
@@ -419,7 +421,7 @@ resolve_run() {
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
-		NO_WAIT DRY_RUN EXPECT GUEST_CMD BISECT RUN_TESTS JSON MERGE RECORD STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
+		NO_WAIT DRY_RUN EXPECT GUEST_CMD BISECT RUN_TESTS JSON MERGE TREES_FILE RECORD STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
 		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED WITH EXTRA_CONFIG BUILD KSELFTEST_DIR QUIET
 }

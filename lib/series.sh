@@ -82,7 +82,8 @@ bisect_build() {
 # however the check ends.
 # shellcheck disable=SC2317 # called by the trap
 series_report() {
-	mmf_py series report "$1" --names "$2" --source "$SOURCE_LABEL" --exit "$3"
+	mmf_py series report "$1" --names "$2" --source "$SOURCE_LABEL" --spec "${SOURCE_SPEC:-installed}" \
+		--exit "$3"
 	say "(table: $1/series.json)"
 }
 
@@ -153,7 +154,8 @@ cmd_matrix() {
 
 # merge_jobs DIR...: the matrix of series checks that ran on their own,
 # each a CI job, from their results directories alone: no tree, no
-# work directory, nothing run again.
+# work directory, nothing run again; with --trees, a row for each tree
+# expected that has none.
 merge_jobs() {
 	local dir
 	local -a jobs=()
@@ -162,6 +164,7 @@ merge_jobs() {
 			die "$E_USAGE" "matrix --merge: $dir holds no series.json (not the results of runner.sh series)"
 		jobs+=(--job "$(absolute "$dir")")
 	done
+	[ -z "$TREES_FILE" ] || [ -f "$TREES_FILE" ] || die "$E_USAGE" "matrix --merge: no file $TREES_FILE (--trees)"
 	prepare_results "$RESULTS"
-	mmf_py matrix "$RESULTS" "${jobs[@]}" || exit "$E_TESTS"
+	mmf_py matrix "$RESULTS" "${jobs[@]}" ${TREES_FILE:+--trees "$(absolute "$TREES_FILE")"} || exit "$E_TESTS"
 }

@@ -8,12 +8,15 @@ table only), then the exit status of the source's check and the tests
 on its tip (passed/failed/skipped).
 
 Usage: python3 -m mmfrozen.matrix RESULTS --source SPEC STATUS DIR...
-       python3 -m mmfrozen.matrix RESULTS --job DIR...
+       python3 -m mmfrozen.matrix RESULTS --job DIR... [--trees FILE]
   each --source: a source's spec, the exit status of its check and its
   results directory, whose series.json a check that stopped early may
   not have written; each --job: the results directory of a series check
   that ran on its own (a CI job), whose series.json names its source and
-  exit status: the same table from such directories alone
+  exit status: the same table from such directories alone; --trees:
+  the trees that had a job, as "runner.sh sources --json" lists them:
+  each whose spec no job's series.json has is a row of its own, its exit
+  "missing" (a job that uploaded nothing would else drop out unseen)
 Writes RESULTS/matrix.json, the list of the series.json, prints the
 table.  Exit status 1 when a source's check did not pass.
 """
@@ -26,10 +29,15 @@ from mmfrozen import series
 from mmfrozen.results import read_json, write_json
 
 
+def no_series(spec, status):
+    """The series.json of a check that wrote none: its spec and exit."""
+    return {'source': spec, 'spec': spec, 'exit': status, 'checkout': None, 'base': None,
+            'patches': [], 'tests': None}
+
+
 def read_source(spec, status, results):
     """A source's series.json, or a row of its own when there is none."""
-    return (read_json(os.path.join(results, 'series.json')) or
-            {'source': spec, 'exit': status, 'patches': []})
+    return read_json(os.path.join(results, 'series.json')) or no_series(spec, status)
 
 
 def read_job(results):
@@ -39,6 +47,26 @@ def read_job(results):
         raise SystemExit('matrix: %s holds no series.json: not the results of '
                          'runner.sh series' % results)
     return series
+
+
+# The exit of a tree that had a job and left no results.
+MISSING = 'missing'
+
+
+def read_trees(path):
+    """The specs of the trees listed at PATH ("runner.sh sources --json");
+    SystemExit when it is not such a list."""
+    trees = read_json(path)
+    if not isinstance(trees, list) or not all(isinstance(t, dict) and 'spec' in t
+                                               for t in trees):
+        raise SystemExit('matrix: %s is not a list of trees (runner.sh sources --json)' % path)
+    return [t['spec'] for t in trees]
+
+
+def missing_rows(specs, sources):
+    """A row for each of SPECS that no source's series.json names."""
+    have = {s.get('spec') for s in sources}
+    return [no_series(spec, MISSING) for spec in specs if spec not in have]
 
 
 def row(source):
@@ -66,9 +94,12 @@ def main(argv=None):
     given.add_argument('--source', nargs=3, action='append',
                        metavar=('SPEC', 'STATUS', 'DIR'))
     given.add_argument('--job', action='append', metavar='DIR')
+    ap.add_argument('--trees', metavar='FILE')
     args = ap.parse_args(argv)
     if args.job:
         sources = [read_job(results) for results in args.job]
+        if args.trees:
+            sources += missing_rows(read_trees(args.trees), sources)
     else:
         sources = [read_source(spec, int(status), results)
                    for spec, status, results in args.source]

@@ -12,8 +12,11 @@ and tip/verdict.json once the tip was tested.  Each column of the table
 gets a state from a short fixed list, OK, WARN or FAIL, as netdev's
 patchwork checks do; matrix.py takes the same states.
 
-  python3 -m mmfrozen.series report DIR --names FILE --source LABEL --exit N
+  python3 -m mmfrozen.series report DIR --names FILE --source LABEL
+          [--spec SPEC] --exit N
       DIR/series.json, and the table on stdout; FILE lists the patches;
+      SPEC is the tree as runner.sh --source named it (matrix.py finds a
+      CI job's tree by it);
       DIR/checkout.json (mmfrozen.checkout: the tree, its base commit,
       the patches' hashes) goes in as "checkout", for a merge of jobs
   python3 -m mmfrozen.series verdict DIR
@@ -78,7 +81,7 @@ def entry(rows, name, make):
     return make(rows[name]) if name in rows else None
 
 
-def collect(results, names, source, status):
+def collect(results, names, source, status, spec=''):
     """series.json's contents from the stages' tables in RESULTS."""
     apply = read_rows(os.path.join(results, 'apply.tsv'))
     checkpatch = read_rows(os.path.join(results, 'checkpatch.tsv'))
@@ -89,7 +92,7 @@ def collect(results, names, source, status):
         base = {'build': column(cols, 0), 'seconds': number(column(cols, 1)),
                 'warnings': number(column(cols, 3))}
     return {
-        'source': source, 'exit': status,
+        'source': source, 'spec': spec, 'exit': status,
         'checkout': read_json(os.path.join(results, 'checkout.json')), 'base': base,
         'patches': [{'patch': p,
                      'apply': entry(apply, p, apply_entry),
@@ -263,6 +266,7 @@ def main(argv=None):
     report.add_argument('results')
     report.add_argument('--names', required=True)
     report.add_argument('--source', required=True)
+    report.add_argument('--spec', default='')
     report.add_argument('--exit', type=int, default=0)
     sub.add_parser('verdict').add_argument('results')
     warnings = sub.add_parser('warnings')
@@ -281,7 +285,7 @@ def main(argv=None):
         return 0
     with open(args.names) as f:
         names = f.read().split()
-    series = collect(args.results, names, args.source, args.exit)
+    series = collect(args.results, names, args.source, args.exit, args.spec)
     write_json(os.path.join(args.results, 'series.json'), series, indent=2)
     print('\n'.join(table(series)))
     return 0

@@ -4,7 +4,8 @@ and 6.1: the table the runner's former jq and awk printed from them
 (tests/fixtures/matrix/expected-table.txt), where checkpatch's warnings
 do not count but its errors do; matrix.json; the exit status; a source
 whose check wrote no series.json; and the same table merged from the
-results directories of jobs that ran on their own."""
+results directories of jobs that ran on their own, with a row "missing"
+for each tree expected (--trees) that left none."""
 
 import json
 import os
@@ -72,6 +73,28 @@ class Matrix(ScratchTest):
                          (status, out.replace(live, merged)))
         self.assertEqual(read(os.path.join(live, 'matrix.json')),
                          read(os.path.join(merged, 'matrix.json')))
+
+    def test_an_expected_tree_without_a_job_is_missing(self):
+        jobs = [self.job(name) for name in SOURCES]
+        trees = os.path.join(self.tmp, 'trees.json')
+        with open(trees, 'w') as f:
+            json.dump([{'spec': 'installed', 'name': 'installed'},
+                       {'spec': 'linux-source-6.12=6.12.117-1~deb12u1', 'name': '117'},
+                       {'spec': 'linux-source-6.1', 'name': '6.1'}], f)
+        status, out = run_main(matrix.main, [self.tmp, '--job', jobs[0], '--trees', trees])
+        self.assertEqual(status, 1)
+        self.assertRegex(out, r'(?m)^linux-source-6\.12=6\.12\.117-1~deb12u1 +missing +-$')
+        self.assertRegex(out, r'(?m)^linux-source-6\.1 +missing +-$')
+        self.assertNotRegex(out, r'(?m)^installed ')
+        self.assertEqual(run_main(matrix.main, [self.tmp, '--job', jobs[0], '--job', jobs[1],
+                                                '--trees', trees])[1].count('missing'), 1)
+
+    def test_trees_that_are_not_a_list_of_trees(self):
+        trees = os.path.join(self.tmp, 'trees.json')
+        with open(trees, 'w') as f:
+            json.dump({'spec': 'installed'}, f)
+        with self.assertRaisesRegex(SystemExit, 'not a list of trees'):
+            matrix.main([self.tmp, '--job', self.job('installed'), '--trees', trees])
 
     def test_a_job_without_series_json(self):
         with self.assertRaisesRegex(SystemExit, 'holds no series.json'):

@@ -36,7 +36,8 @@ class Report(ScratchTest):
         for name in CHECKS:
             with self.subTest(check=name):
                 dir, expected = check(name)
-                got = series.collect(dir, names(name), expected['source'], expected['exit'])
+                got = series.collect(dir, names(name), expected['source'], expected['exit'],
+                                     expected['spec'])
                 self.assertEqual(got, expected)
                 self.assertEqual('\n'.join(series.table(got)) + '\n',
                                  read(os.path.join(dir, 'expected-table.txt')))
