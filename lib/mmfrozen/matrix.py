@@ -17,8 +17,9 @@ Usage: python3 -m mmfrozen.matrix RESULTS --source SPEC STATUS DIR...
   the trees that had a job, as "runner.sh sources --json" lists them:
   each whose spec no job's series.json has is a row of its own, its exit
   "missing" (a job that uploaded nothing would else drop out unseen)
-Writes RESULTS/matrix.json, the list of the series.json, prints the
-table.  Exit status 1 when a source's check did not pass.
+Writes RESULTS/matrix.json, the list of the series.json, and
+RESULTS/matrix.md, the table in Markdown (a CI job's summary renders it),
+prints the table.  Exit status 1 when a source's check did not pass.
 """
 
 import argparse
@@ -87,6 +88,15 @@ def table(sources):
             for r in [header(sources)] + [row(s) for s in sources]]
 
 
+def markdown(sources):
+    """The table in Markdown, a row a source; a source without patches
+    (its check stopped early, or it left no results) has empty cells."""
+    rows = [header(sources)] + [row(s) for s in sources]
+    width = len(rows[0])
+    lines = ['| ' + ' | '.join(r[:1] + [''] * (width - len(r)) + r[1:]) + ' |' for r in rows]
+    return [lines[0], '|' + '---|' * width] + lines[1:]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description='The series checks in one table.')
     ap.add_argument('results')
@@ -105,6 +115,8 @@ def main(argv=None):
                    for spec, status, results in args.source]
     path = os.path.join(args.results, 'matrix.json')
     write_json(path, sources, indent=2)
+    with open(os.path.join(args.results, 'matrix.md'), 'w') as f:
+        f.write('\n'.join(markdown(sources)) + '\n')
     print('\n'.join(table(sources)))
     print('(cells: worst of apply, build+warnings, checkpatch errors; tests: '
           'passed/failed/skipped on the tip; %s)' % path)

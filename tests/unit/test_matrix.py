@@ -85,6 +85,8 @@ class Matrix(ScratchTest):
         self.assertEqual(status, 1)
         self.assertRegex(out, r'(?m)^linux-source-6\.12=6\.12\.117-1~deb12u1 +missing +-$')
         self.assertRegex(out, r'(?m)^linux-source-6\.1 +missing +-$')
+        self.assertTrue(read(os.path.join(self.tmp, 'matrix.md')).endswith(
+            '| linux-source-6.1 |' + '  |' * 18 + ' missing | - |\n'))
         self.assertNotRegex(out, r'(?m)^installed ')
         self.assertEqual(run_main(matrix.main, [self.tmp, '--job', jobs[0], '--job', jobs[1],
                                                 '--trees', trees])[1].count('missing'), 1)
@@ -95,6 +97,15 @@ class Matrix(ScratchTest):
             json.dump({'spec': 'installed'}, f)
         with self.assertRaisesRegex(SystemExit, 'not a list of trees'):
             matrix.main([self.tmp, '--job', self.job('installed'), '--trees', trees])
+
+    def test_the_table_in_markdown(self):
+        status, out = run_main(matrix.main, [self.tmp] + self.source_args(*SOURCES))
+        md = read(os.path.join(self.tmp, 'matrix.md')).splitlines()
+        self.assertEqual(len(md), 2 + len(SOURCES))
+        self.assertTrue(md[0].startswith('| source | 0001 | '))
+        self.assertEqual(set(md[1]), {'|', '-'})
+        self.assertTrue(md[2].startswith('| linux-source-6.12 (installed) | OK | '))
+        self.assertEqual({line.count('|') for line in md}, {md[0].count('|')})
 
     def test_a_job_without_series_json(self):
         with self.assertRaisesRegex(SystemExit, 'holds no series.json'):
