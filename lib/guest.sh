@@ -198,7 +198,7 @@ timeout_words() { # timeout_words TIMEOUT: the guest's time limit in words
 # (console to console.log, kernel lines hidden on screen) or "shell"
 # (console on this terminal).  TIMEOUT may be empty: no time limit.
 run_qemu() {
-	local results=$1 accel=$2 mode=$3 timeout=$4 boot=$5 rc=0 pid reader
+	local results=$1 accel=$2 mode=$3 timeout=$4 boot=$5 rc=0 pid reader=''
 	local -a args limit=()
 	case "$results$MMF_ROOT" in
 	*[[:space:]]*) die "$E_USAGE" "paths on the guest's command line must not" \
@@ -225,8 +225,6 @@ run_qemu() {
 		[ -z "$timeout" ] || limit=(timeout --foreground -k 10 "$timeout")
 		setpriv --pdeathsig TERM "${limit[@]}" qemu-system-x86_64 "${args[@]}" \
 			<&0 2> "$results/qemu.log" &
-		pid=$!
-		wait_guest "$pid" "$results/console.log" "$boot" || rc=$?
 	else
 		# timeout puts itself and qemu in a process group of its own,
 		# which the trap stops whole; if the runner dies by SIGKILL, the
@@ -238,8 +236,10 @@ run_qemu() {
 		reader=$!
 		setpriv --pdeathsig TERM timeout -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" \
 			< /dev/null 2> "$results/qemu.log" > "$RUN_TMP/console" &
-		pid=$!
-		wait_guest "$pid" "$results/console.log" "$boot" || rc=$?
+	fi
+	pid=$!
+	wait_guest "$pid" "$results/console.log" "$boot" || rc=$?
+	if [ -n "$reader" ]; then
 		wait "$reader" || true
 		rm -f "$RUN_TMP/console"
 	fi
