@@ -149,6 +149,25 @@ wait_process() {
 	fail "$4 still runs $3 s later" "${5:-}"
 }
 
+# shell_session OPTION... -- LINE...: "runner.sh OPTION... shell" on a
+# terminal of its own, 50 rows by 211 columns (tests/host/data/
+# pty-session.py), each LINE typed at a prompt of the guest's shell; its
+# status in $STATUS, what the terminal showed in $TMP/tty, and in
+# $TMP/out without carriage returns and escape sequences (the shell's
+# bracketed paste mode).
+shell_session() {
+	local -a options=()
+	while [ "$1" != -- ]; do
+		options+=("$1")
+		shift
+	done
+	shift
+	STATUS=0
+	python3 "$MMF_ROOT/tests/host/data/pty-session.py" 50 211 'mm-frozen:[^ ]*# ' 1200 "$@" -- \
+		"$RUNNER" "${TEST_FLAGS[@]}" "${options[@]}" shell > "$TMP/tty" 2>&1 || STATUS=$?
+	sed -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$TMP/tty" > "$TMP/out"
+}
+
 # fake_target DIR TIMEOUT PROGRAM...: a kselftest installation in DIR with
 # a target named mm-frozen whose programs are PROGRAM... (scripts from
 # tests/host/data) and whose kselftest timeout is TIMEOUT seconds; the

@@ -49,16 +49,12 @@ $1"
 	expect_tables "$1"
 }
 
-# shell_session SESSION: SESSION's commands typed into "runner.sh shell",
+# typed_session SESSION: SESSION's commands typed into "runner.sh shell",
 # a line at each prompt, then exit.
-shell_session() {
+typed_session() {
 	local -a lines
 	mapfile -t lines <<< "$1"
-	STATUS=0
-	python3 "$MMF_ROOT/tests/host/data/pty-session.py" 50 160 'mm-frozen:[^ ]*# ' 1200 \
-		"${lines[@]}" exit -- "$RUNNER" "${TEST_FLAGS[@]}" --results "$TMP/shell" shell \
-		> "$TMP/tty" 2>&1 || STATUS=$?
-	sed -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$TMP/tty" > "$TMP/out"
+	shell_session --results "$TMP/shell" -- "${lines[@]}" exit
 	expect_status 0
 	expect_tables "$1"
 }
@@ -68,12 +64,12 @@ shell_session() {
 # check-full runs each the other way too.
 readme=$(readme_session)
 docs=$(docs_session)
-shell_session "$readme"
+typed_session "$readme"
 exec_session "$docs"
 ways="README's in shell, docs/tracing.md's in exec"
 if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	exec_session "$readme"
-	shell_session "$docs"
+	typed_session "$docs"
 	ways="each in shell and in exec"
 fi
 echo "doc sessions: $(wc -l <<< "$readme") and $(wc -l <<< "$docs") commands, $ways:" \

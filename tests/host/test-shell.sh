@@ -9,25 +9,6 @@ set -eu
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-PROMPT='mm-frozen:[^ ]*# $'
-
-# shell_session OPTION... -- LINE...: runner.sh shell with OPTION... on a
-# terminal of its own, each LINE typed at a prompt of the guest's shell;
-# what the terminal showed, without carriage returns and escape sequences
-# (the shell's bracketed paste mode), in $TMP/out.
-shell_session() {
-	local -a options=()
-	while [ "$1" != -- ]; do
-		options+=("$1")
-		shift
-	done
-	shift
-	STATUS=0
-	python3 "$MMF_ROOT/tests/host/data/pty-session.py" 50 211 "$PROMPT" 900 "$@" -- \
-		"$RUNNER" "${TEST_FLAGS[@]}" "${options[@]}" shell > "$TMP/tty" 2>&1 || STATUS=$?
-	sed -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$TMP/tty" > "$TMP/out"
-}
-
 # A line longer than 80 columns with its prompt, and Ctrl-A, Ctrl-E to
 # go to its start and back: readline moves the cursor up a line (ESC [ A)
 # unless it knows the terminal's width, and the line is written over
