@@ -100,30 +100,31 @@ class ClassifyTest(unittest.TestCase):
 
 class ExpectedKillerTest(unittest.TestCase):
 
+    def judge(self, expected, kills, others):
+        """EXPECTED names each of KILLS and none of OTHERS."""
+        for killer in kills:
+            self.assertTrue(mutants.kills_as_expected(expected, killer), killer)
+        for killer in others:
+            self.assertFalse(mutants.kills_as_expected(expected, killer), killer)
+
     def test_boot(self):
-        expected = 'boot: VM_BUG_ON_PAGE(page_ref_count(page) == 0)'
-        self.assertTrue(mutants.kills_as_expected(
-            expected, 'boot: page dumped because: VM_BUG_ON_PAGE(page_ref_count(page) == 0)'))
-        self.assertFalse(mutants.kills_as_expected(
-            expected, 'boot: kernel BUG at include/linux/mm.h:1140!'))
-        self.assertFalse(mutants.kills_as_expected(
-            expected, 'test slab_page.put_page_is_noop: page dumped because: '
-            'VM_BUG_ON_PAGE(page_ref_count(page) == 0)'))
+        self.judge('boot: VM_BUG_ON_PAGE(page_ref_count(page) == 0)',
+                   ['boot: page dumped because: VM_BUG_ON_PAGE(page_ref_count(page) == 0)'],
+                   ['boot: kernel BUG at include/linux/mm.h:1140!',
+                    'test slab_page.put_page_is_noop: page dumped because: '
+                    'VM_BUG_ON_PAGE(page_ref_count(page) == 0)'])
 
     def test_a_subtest_by_its_failure_or_a_problem_in_its_window(self):
-        expected = 'frozen_hazard_test slab_bvec'
-        self.assertTrue(mutants.kills_as_expected(
-            expected, 'frozen_hazard_test slab_bvec.kmalloc_64.get_pages_then_put'))
-        self.assertTrue(mutants.kills_as_expected(
-            expected, 'test slab_bvec.kmalloc_64.get_pages_then_put: WARNING: CPU: 0'))
-        self.assertFalse(mutants.kills_as_expected(
-            expected, 'frozen_hazard_test slab_page.put_page_is_noop'))
-        self.assertFalse(mutants.kills_as_expected(expected, 'boot: WARNING: slab_bvec'))
+        self.judge('frozen_hazard_test slab_bvec',
+                   ['frozen_hazard_test slab_bvec.kmalloc_64.get_pages_then_put',
+                    'test slab_bvec.kmalloc_64.get_pages_then_put: WARNING: CPU: 0'],
+                   ['frozen_hazard_test slab_page.put_page_is_noop',
+                    'boot: WARNING: slab_bvec'])
 
     def test_a_program(self):
-        self.assertTrue(mutants.kills_as_expected(
-            'tracing_scripts.sh', 'tracing_scripts.sh free-atomics.bt counts exactly: x'))
-        self.assertFalse(mutants.kills_as_expected('tracing_scripts.sh', 'plumbing.sh x'))
+        self.judge('tracing_scripts.sh',
+                   ['tracing_scripts.sh free-atomics.bt counts exactly: x'],
+                   ['plumbing.sh x'])
 
     def test_every_mutant_s_killer_is_the_boot_or_a_program_of_the_target(self):
         target = os.path.join(ROOT, 'selftests', 'mm-frozen')
