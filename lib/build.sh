@@ -236,12 +236,16 @@ build_kernel() {
 # the tree gets a copy as tools/testing/selftests/mm-frozen (untracked, so
 # the build stamps ignore it), with the tracing/ scripts inside for its
 # tracing test, and "make kselftest TARGETS=mm-frozen" runs it from
-# there.  rsync keeps the files' times: make rebuilds only what changed.
+# there.  rsync compares contents and gives what it copies the time of
+# the copy, not the source's: a file edited after the last copy but
+# before the last build would otherwise look older than what was built
+# from it, and make would keep the stale program.
 install_selftests() {
 	local dest="$1/tools/testing/selftests/mm-frozen"
 	mkdir -p "$dest"
-	rsync -a --delete --exclude tracing "$MMF_ROOT/selftests/mm-frozen/" "$dest/"
-	rsync -a --delete "$MMF_ROOT/tracing/" "$dest/tracing/"
+	rsync -rlp --checksum --delete --exclude tracing \
+		"$MMF_ROOT/selftests/mm-frozen/" "$dest/"
+	rsync -rlp --checksum --delete "$MMF_ROOT/tracing/" "$dest/tracing/"
 	say "    $dest"
 }
 
