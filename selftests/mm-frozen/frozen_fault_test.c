@@ -15,11 +15,10 @@
  * free_frozen_pages(): once per failure, seen by the
  * kmem:mm_page_free_frozen tracepoint where the kernel has it.
  *
- * No leak: the churned cache is left without slabs; free pages and the
- * knob's slab counts end where they started, within what the idle rest of
- * the guest moves meanwhile (FREE_PAGES_SLACK, SLABS_SLACK): far less than
- * one page per injected failure.  Every cache is shrunk before each count,
- * so that neither empty slabs nor KASAN's quarantine count as live.
+ * No leak: the churned cache is left without slabs, and every page that
+ * this task allocated while the churn ran has been freed by its end.  The
+ * page allocator's own trace events tell which pages those are, so that
+ * the count is exact whatever the rest of the guest does meanwhile.
  */
 
 #include <stdio.h>
@@ -46,8 +45,8 @@
 #define MIN_INJECTED	100	/* failures a run must inject at least */
 #define CHARGE_ATTEMPTS	2000
 #define CHARGE_ROOM_KB	1024	/* memory.max above memory.current */
-#define FREE_PAGES_SLACK	256
-#define SLABS_SLACK	16
+#define TRACE_INSTANCE	"frozen_fault_test"
+#define TRACE_BUFFER_KB	4096	/* per CPU: the churn's events fit many times */
 
 /*
  * The fail_page_alloc attributes a test sets, restored afterwards; the
@@ -153,41 +152,197 @@ static int fpa_spare_stack_depot(void)
 	return 0;
 }
 
-/* Free pages: the buddy lists' and the per-CPU lists', from zoneinfo. */
-static long long free_pages_now(void)
-{
-	FILE *f = fopen("/proc/zoneinfo", "r");
-	long long sum = 0, n;
-	char line[256];
+/* ---------------------------------------------------------- held pages */
 
-	if (!f)
+/*
+ * One page of a page allocation or free that the trace saw.  An
+ * allocation counts as the case's when this task made it, outside an
+ * interrupt (whose allocations belong to whatever it interrupted),
+ * between the two markers that run_failing() writes around the case.
+ */
+struct page_ev {
+	unsigned long long ts, gfp;
+	unsigned long pfn;
+	size_t seq;
+	unsigned int order;	/* of the allocation or free */
+	bool alloc, by_task;
+};
+
+struct page_trace {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	struct tep_event *alloc, *free, *batched, *marker;
+	int marker_fd;
+	int pid;
+	unsigned int markers, lost;
+	unsigned long long window[2];	/* the markers' times */
+	struct page_ev *ev;
+	size_t nr, cap;
+};
+
+/*
+ * kmem:mm_page_alloc of this task only, every free whoever frees, and the
+ * markers, on one clock for all CPUs.  The marker file is opened here, as
+ * opening allocates.  Returns 0, or -1 on error.
+ */
+static int page_trace_start(struct page_trace *t)
+{
+	static const char * const systems[] = { "kmem", "ftrace", NULL };
+	char filter[64];
+
+	*t = (struct page_trace){ .pid = getpid(), .marker_fd = -1 };
+	t->inst = tracefs_instance_create(TRACE_INSTANCE);
+	if (!t->inst)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, " pages free %lld", &n) == 1 ||
-		    sscanf(line, " count: %lld", &n) == 1)
-			sum += n;
-	fclose(f);
-	return sum;
+	snprintf(filter, sizeof(filter), "common_pid == %d", t->pid);
+	if (tracefs_instance_file_write(t->inst, "trace_clock", "global") < 0 ||
+	    tracefs_instance_set_buffer_size(t->inst, TRACE_BUFFER_KB, -1) ||
+	    tracefs_event_file_write(t->inst, "kmem", "mm_page_alloc", "filter",
+				     filter) < 0 ||
+	    tracefs_event_enable(t->inst, "kmem", "mm_page_alloc") ||
+	    tracefs_event_enable(t->inst, "kmem", "mm_page_free") ||
+	    tracefs_event_enable(t->inst, "kmem", "mm_page_free_batched"))
+		return -1;
+	t->marker_fd = tracefs_instance_file_open(t->inst, "trace_marker", O_WRONLY);
+	if (t->marker_fd < 0)
+		return -1;
+	t->tep = tracefs_local_events_system(NULL, systems);
+	if (!t->tep)
+		return -1;
+	t->alloc = tep_find_event_by_name(t->tep, "kmem", "mm_page_alloc");
+	t->free = tep_find_event_by_name(t->tep, "kmem", "mm_page_free");
+	t->batched = tep_find_event_by_name(t->tep, "kmem", "mm_page_free_batched");
+	t->marker = tep_find_event_by_name(t->tep, "ftrace", "print");
+	if (!t->alloc || !t->free || !t->batched || !t->marker)
+		return -1;
+	return tracefs_trace_on(t->inst);
 }
 
-/* Live slabs by the knob's counts: allocated minus freed, every way. */
-static long long live_slabs(void)
+/* A marker in the trace, written from a constant: nothing is allocated. */
+static int page_trace_mark(const struct page_trace *t, const char *text)
 {
-	static const char * const allocs[] = {
-		"slabs_allocated_frozen", "slabs_allocated_refcounted",
-	};
-	static const char * const frees[] = {
-		"slabs_freed_frozen", "slabs_freed_refcounted",
-		"slabs_freed_bad_refcount",
-	};
-	long long live = 0;
-	unsigned int i;
+	ssize_t len = strlen(text);
 
-	for (i = 0; i < ARRAY_SIZE(allocs); i++)
-		live += stat_value(allocs[i]);
-	for (i = 0; i < ARRAY_SIZE(frees); i++)
-		live -= stat_value(frees[i]);
-	return live;
+	return write(t->marker_fd, text, len) == len ? 0 : -1;
+}
+
+/* Removes the instance of a trace that page_trace_start() began. */
+static void page_trace_end(struct page_trace *t)
+{
+	if (!t->inst)
+		return;
+	if (t->marker_fd >= 0)
+		close(t->marker_fd);
+	tracefs_trace_off(t->inst);
+	tracefs_instance_destroy(t->inst);
+	tracefs_instance_free(t->inst);
+	tep_free(t->tep);
+	free(t->ev);
+	*t = (struct page_trace){};
+}
+
+static unsigned long long field_of(struct tep_event *event, const char *name,
+				   struct tep_record *rec)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+	unsigned long long v = 0;
+
+	if (f)
+		tep_read_number_field(f, rec->data, &v);
+	return v;
+}
+
+/* Adds a page event for each page of the block; -1 when out of memory. */
+static int add_pages(struct page_trace *t, const struct page_ev *block)
+{
+	unsigned long i, nr = 1UL << block->order;
+
+	if (t->nr + nr > t->cap) {
+		t->cap = 2 * (t->nr + nr);
+		t->ev = realloc(t->ev, t->cap * sizeof(*t->ev));
+		if (!t->ev)
+			return -1;
+	}
+	for (i = 0; i < nr; i++, t->nr++) {
+		t->ev[t->nr] = *block;
+		t->ev[t->nr].pfn += i;
+		t->ev[t->nr].seq = t->nr;
+	}
+	return 0;
+}
+
+static int collect_page_event(struct tep_event *event, struct tep_record *rec,
+			      int cpu, void *data)
+{
+	struct page_trace *t = data;
+	int irq = tep_data_flags(t->tep, rec) &
+		  (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ);
+	struct page_ev block = { .ts = rec->ts };
+
+	t->lost += !!rec->missed_events;
+	if (event == t->marker) {
+		if (t->markers < 2)
+			t->window[t->markers] = rec->ts;
+		t->markers++;
+		return 0;
+	}
+	if (event != t->alloc && event != t->free && event != t->batched)
+		return 0;
+	block.pfn = field_of(event, "pfn", rec);
+	if (block.pfn == -1UL)		/* an allocation that failed */
+		return 0;
+	if (event != t->batched)
+		block.order = field_of(event, "order", rec);
+	block.alloc = event == t->alloc;
+	if (block.alloc) {
+		block.gfp = field_of(event, "gfp_flags", rec);
+		block.by_task = tep_data_pid(t->tep, rec) == t->pid && !irq;
+	}
+	return add_pages(t, &block);
+}
+
+/* By pfn, then in time order: each page's life in one run. */
+static int page_ev_cmp(const void *a, const void *b)
+{
+	const struct page_ev *x = a, *y = b;
+
+	if (x->pfn != y->pfn)
+		return x->pfn < y->pfn ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Stops the trace and counts the pages that the case allocated and that
+ * nobody freed after: those whose last event is such an allocation.  Logs
+ * the first few.  Returns -1 when the trace cannot be read or has not
+ * both markers.
+ */
+static long page_trace_held(struct page_trace *t)
+{
+	const struct page_ev *e;
+	long nr_held = 0;
+	size_t i;
+
+	tracefs_trace_off(t->inst);
+	if (tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0,
+				       collect_page_event, t) ||
+	    (t->cap && !t->ev) || t->markers != 2)
+		return -1;
+	qsort(t->ev, t->nr, sizeof(*t->ev), page_ev_cmp);
+	for (i = 0; i < t->nr; i++) {
+		e = &t->ev[i];
+		if (i + 1 < t->nr && t->ev[i + 1].pfn == e->pfn)
+			continue;
+		if (!e->alloc || !e->by_task ||
+		    e->ts < t->window[0] || e->ts > t->window[1])
+			continue;
+		if (nr_held++ < 8)
+			ksft_print_msg("held: pfn %#lx of an order-%u allocation, gfp %#llx\n",
+				       e->pfn, e->order, e->gfp);
+	}
+	return nr_held;
 }
 
 /* ---------------------------------------------------------------- fault */
@@ -195,6 +350,7 @@ static long long live_slabs(void)
 FIXTURE(fault) {
 	struct case_env env;
 	struct fpa_saved fpa;
+	struct page_trace trace;
 	bool fpa_saved;
 	char knob_saved[8];
 	char why[1024];
@@ -237,6 +393,7 @@ FIXTURE_SETUP(fault)
 FIXTURE_TEARDOWN(fault)
 {
 	kmsg_end(&self->env.kmsg);
+	page_trace_end(&self->trace);
 	write_file(MAKE_IT_FAIL, "0");
 	if (self->fpa_saved)
 		fpa_restore(&self->fpa);
@@ -248,10 +405,10 @@ FIXTURE_TEARDOWN(fault)
  * allocations (make-it-fail), and logs its result.  Both files are opened
  * before and the result is read after: opening a file allocates (a slab
  * page for its name, now and then), and nothing but the case may meet an
- * injected failure.
+ * injected failure.  Markers in @trace bound the case's own allocations.
  */
-static int run_failing(struct case_env *env, const char *name,
-		       unsigned int arg)
+static int run_failing(struct case_env *env, struct page_trace *trace,
+		       const char *name, unsigned int arg)
 {
 	int fail_fd = open(MAKE_IT_FAIL, O_WRONLY);
 	int case_fd = case_open(name);
@@ -260,11 +417,14 @@ static int run_failing(struct case_env *env, const char *name,
 	env->result[0] = '\0';
 	if (fail_fd < 0 || case_fd < 0)
 		ret = -errno;
-	else if (write(fail_fd, "1", 1) != 1)
+	else if (page_trace_mark(trace, "case starts\n") ||
+		 write(fail_fd, "1", 1) != 1)
 		ret = -errno;
 	else
 		ret = case_start(case_fd, arg);
 	if (fail_fd >= 0 && write(fail_fd, "0", 1) != 1 && !ret)
+		ret = -errno;
+	if (page_trace_mark(trace, "case ends\n") && !ret)
 		ret = -errno;
 	if (!ret)
 		ret = case_result(case_fd, env->result, sizeof(env->result));
@@ -285,21 +445,20 @@ static int run_failing(struct case_env *env, const char *name,
 TEST_F(fault, fail_page_alloc_during_churn)
 {
 	struct case_env *env = &self->env;
-	long long times, injected, free_before, live_before, ret;
-	long long free_moved, live_moved;
-	bool have_knob = self->knob_saved[0];
+	long long times, injected, ret;
 	char value[32];
+	long held;
 
 	times = FPA_TIMES;
 	snprintf(value, sizeof(value), "%lld", times);
 	ASSERT_EQ(0, fpa_write("times", value));
 	ASSERT_EQ(0, fpa_write("interval", "1"));
-	shrink_slab_caches();
-	live_before = have_knob ? live_slabs() : 0;
-	free_before = free_pages_now();
+	ASSERT_EQ(0, page_trace_start(&self->trace))
+		TH_LOG("cannot trace kmem:mm_page_alloc and the frees in %s",
+		       TRACE_INSTANCE);
 
 	ASSERT_EQ(0, fpa_write("probability", "30"));
-	ret = run_failing(env, "churn", CHURN_ROUNDS);
+	ret = run_failing(env, &self->trace, "churn", CHURN_ROUNDS);
 	fpa_write("probability", "0");
 	ASSERT_EQ(0, ret);
 
@@ -310,16 +469,14 @@ TEST_F(fault, fail_page_alloc_during_churn)
 		TH_LOG("failures injected by fail_page_alloc are not those the cache saw");
 	EXPECT_LT(0, res(env, "failed"));
 
-	/* Every slab of the cache went back. */
+	/* Every slab of the cache went back, and every page. */
 	EXPECT_EQ(0, file_value(CHURN_CACHE, "slabs"));
 	EXPECT_EQ(0, file_value(CHURN_CACHE, "objects"));
-	shrink_slab_caches();
-	free_moved = free_pages_now() - free_before;
-	live_moved = have_knob ? live_slabs() - live_before : 0;
-	ksft_print_msg("free pages %+lld, live slabs %+lld over the run\n",
-		       free_moved, live_moved);
-	EXPECT_GE(FREE_PAGES_SLACK, llabs(free_moved));
-	EXPECT_GE(SLABS_SLACK, llabs(live_moved));
+	held = page_trace_held(&self->trace);
+	ksft_print_msg("%ld pages allocated by the case are held, of %zu page events traced\n",
+		       held, self->trace.nr);
+	EXPECT_EQ(0, self->trace.lost) TH_LOG("the trace lost events");
+	EXPECT_EQ(0, held) TH_LOG("pages the case allocated were never freed");
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
 }
 
