@@ -23,9 +23,10 @@
  *   reclaim  the zone at its min watermark, with PR_POOL_PAGES held pages
  *            that the case's shrinker gives back: direct reclaim frees
  *            them, and its attempt after reclaim finds the page
- *   nofail   nothing above min and nothing to reclaim: an allocation with
- *            __GFP_NORETRY fails, and one with __GFP_NOFAIL falls back to
- *            the reserve below min
+ *   nofail   nothing above min, counting the per-CPU lists and what the
+ *            allocator's count of free pages may lag, and nothing to
+ *            reclaim: an allocation with __GFP_NORETRY fails, and one
+ *            with __GFP_NOFAIL falls back to the reserve below min
  *   oom      the zone down into the reserve of atomic allocations and
  *            nothing to reclaim: when the allocation gives up on reclaim
  *            (the reclaim_retry_zone tracepoint with a failed check), the
@@ -48,6 +49,10 @@
  * refcount while in use (-1: the allocation failed), and what shows its
  * path: min's KIND_free_before and KIND_order, reclaim's KIND_reclaimed
  * (pages the shrinker gave back during the allocation), nofail's
+ * KIND_usable_free (what an allocation without reserves could get, per-CPU
+ * lists included, before the attempts), KIND_vmstat_drift (how far the
+ * allocator's count of free pages may be from the exact one),
+ * KIND_pcp_pages and KIND_highatomic (parts of that count) and
  * KIND_noretry_failed (1 or 0), oom's KIND_freed_at_retry (pages freed at
  * the tracepoint), compact's page_compacted (1: the page came
  * from a direct compaction's success, by the kernel's count), page_tries
@@ -224,6 +229,12 @@ static unsigned long pr_free_now(const struct pr_arena *a)
 	return zone_page_state(a->zone, NR_FREE_PAGES);
 }
 
+/* The same, with the counts that CPUs have not folded in yet. */
+static unsigned long pr_free_exact(const struct pr_arena *a)
+{
+	return zone_page_state_snapshot(a->zone, NR_FREE_PAGES);
+}
+
 /*
  * Holds blocks of @order while the zone has more than @mark free pages
  * (0: all that @gfp may take).
@@ -302,10 +313,70 @@ static int pr_reclaim(struct pr_arena *a, struct mfc_result *r,
 	return 0;
 }
 
+/* The zone's pages on per-CPU lists, which no watermark counts. */
+static unsigned long pr_pcp_pages(const struct pr_arena *a)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		n += READ_ONCE(per_cpu_ptr(a->zone->per_cpu_pageset, cpu)->count);
+	return n;
+}
+
+/*
+ * What an allocation without reserves could still get from the zone: its
+ * free pages (with the counts that CPUs have not folded in yet), the pages
+ * on its per-CPU lists, which a drain gives back, less the high-order
+ * atomic reserve, which the watermark of such an allocation leaves out.
+ */
+static long pr_usable_free(const struct pr_arena *a)
+{
+	return pr_free_exact(a) + pr_pcp_pages(a) -
+	       READ_ONCE(a->zone->nr_reserved_highatomic);
+}
+
+/*
+ * How far the free count that the allocator reads may be from the exact
+ * one: each CPU folds its pending count in once it passes its threshold.
+ */
+static long pr_vmstat_drift(const struct pr_arena *a)
+{
+	long drift = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		drift += per_cpu_ptr(a->zone->per_cpu_zonestats, cpu)->stat_threshold;
+	return drift;
+}
+
+/*
+ * Nothing above min for an allocation without reserves, whatever a drain
+ * of the per-CPU lists or a fold of the counts shows it.  The fill stops
+ * where the allocator sees the zone at min, which leaves on a per-CPU list
+ * what the last refill took beyond the page it needed.  Allocations that
+ * may go below min then bring the usable count down to min less the
+ * drift: each takes one page, and a refill only moves pages from the free
+ * lists to a per-CPU list.
+ */
+static void pr_fill_all(struct pr_arena *a)
+{
+	long limit = min_wmark_pages(a->zone) - pr_vmstat_drift(a);
+
+	pr_fill(a, 0, PR_FILL_GFP, 0);
+	while (pr_usable_free(a) > limit)
+		if (!pr_take(a, PR_DEEP_GFP, 0))
+			return;
+}
+
 static int pr_nofail(struct pr_arena *a, struct mfc_result *r,
 		     enum pr_kind kind)
 {
-	pr_fill(a, 0, PR_FILL_GFP, 0);
+	pr_fill_all(a);
+	pr_report(r, kind, "usable_free", pr_usable_free(a));
+	pr_report(r, kind, "vmstat_drift", pr_vmstat_drift(a));
+	pr_report(r, kind, "pcp_pages", pr_pcp_pages(a));
+	pr_report(r, kind, "highatomic", READ_ONCE(a->zone->nr_reserved_highatomic));
 	pr_report(r, kind, "noretry_failed",
 		  pr_alloc(a, kind, PR_RECLAIM_GFP, 0) < 0);
 	pr_report(r, kind, "refcount", pr_alloc(a, kind, PR_NOFAIL_GFP, 0));
