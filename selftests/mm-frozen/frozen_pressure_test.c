@@ -198,8 +198,13 @@ TEST_F(pressure, nofail_reserve)
 	struct case_env *env = &self->env;
 	long long usable;
 	unsigned int k;
+	int ret;
 
-	ASSERT_EQ(0, run_logged(env, "slow_nofail", 0));
+	ret = run_logged(env, "slow_nofail", 0);
+	if (ret == -ERANGE)
+		SKIP(return, "ZONE_DMA's reserve below min (min %lld) is within the vmstat drift",
+		     self->wmark.min);
+	ASSERT_EQ(0, ret);
 	check_refcounts(_metadata, env, variant->knob, "nofail");
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
 		usable = kind_res(env, kinds[k], "usable_free");

@@ -112,6 +112,11 @@
  */
 #define PR_FREE_SLACK	2
 #define PR_RETRY_TP	"reclaim_retry_zone"
+/*
+ * Pages whose reclaim makes direct reclaim progress, and so a drain: two,
+ * as the shrinker, of no seeks, is asked for half of what it has.
+ */
+#define PR_DRAIN_POOL	2
 
 enum pr_kind { PR_SLAB, PR_PAGE, NR_PR_KINDS };
 
@@ -300,16 +305,27 @@ static int pr_min(struct pr_arena *a, struct mfc_result *r, enum pr_kind kind)
 	return 0;
 }
 
+/* Held pages for the shrinker: direct reclaim then makes progress. */
+static void pr_pool(struct pr_arena *a, unsigned long nr)
+{
+	a->nr_pool = pr_move_pages(&a->held, &a->pool, nr);
+	a->reclaimed = 0;
+}
+
+static void pr_unpool(struct pr_arena *a)
+{
+	a->nr_pool = 0;
+	list_splice_init(&a->pool, &a->held);
+}
+
 static int pr_reclaim(struct pr_arena *a, struct mfc_result *r,
 		      enum pr_kind kind)
 {
 	pr_fill(a, 0, PR_FILL_GFP, 0);
-	a->nr_pool = pr_move_pages(&a->held, &a->pool, PR_POOL_PAGES);
-	a->reclaimed = 0;
+	pr_pool(a, PR_POOL_PAGES);
 	pr_report(r, kind, "refcount", pr_alloc(a, kind, PR_RECLAIM_GFP, 0));
 	pr_report(r, kind, "reclaimed", a->reclaimed);
-	a->nr_pool = 0;
-	list_splice_init(&a->pool, &a->held);
+	pr_unpool(a);
 	return 0;
 }
 
@@ -351,10 +367,25 @@ static long pr_vmstat_drift(const struct pr_arena *a)
 }
 
 /*
+ * With the zone at min, drains every CPU's lists into the free lists: an
+ * allocation that may reclaim does that (drain_all_pages(), which a module
+ * cannot call) when its reclaim made progress and the free lists still
+ * fail the watermark.  PR_DRAIN_POOL pages in the pool are that progress;
+ * the page that the allocation may then get is held.
+ */
+static void pr_drain(struct pr_arena *a)
+{
+	pr_pool(a, PR_DRAIN_POOL);
+	pr_take(a, PR_RECLAIM_GFP, 0);
+	pr_unpool(a);
+}
+
+/*
  * Nothing above min for an allocation without reserves, whatever a drain
  * of the per-CPU lists or a fold of the counts shows it.  The fill stops
- * where the allocator sees the zone at min, which leaves on a per-CPU list
- * what the last refill took beyond the page it needed.  Allocations that
+ * where the allocator sees the zone at min, with pages on per-CPU lists:
+ * what earlier frees left there, and what each refill took beyond the page
+ * it needed.  A drain brings them back to the free lists.  Allocations that
  * may go below min then bring the usable count down to min less the
  * drift: each takes one page, and a refill only moves pages from the free
  * lists to a per-CPU list.
@@ -364,22 +395,37 @@ static void pr_fill_all(struct pr_arena *a)
 	long limit = min_wmark_pages(a->zone) - pr_vmstat_drift(a);
 
 	pr_fill(a, 0, PR_FILL_GFP, 0);
+	pr_drain(a);
 	while (pr_usable_free(a) > limit)
 		if (!pr_take(a, PR_DEEP_GFP, 0))
 			return;
 }
 
+/*
+ * The __GFP_NOFAIL allocation gets PR_DRAIN_POOL pages of progress from
+ * its first reclaim, and so a drain: what is left on per-CPU lists is in
+ * the free lists when it falls back to the reserve, which takes pages down
+ * to half of min only.  The pool's pages do not bring the zone above min:
+ * they are fewer than the drift.  -ERANGE where min less the drift is not
+ * above half of min.
+ */
 static int pr_nofail(struct pr_arena *a, struct mfc_result *r,
 		     enum pr_kind kind)
 {
+	if (pr_vmstat_drift(a) + PR_DRAIN_POOL >= min_wmark_pages(a->zone) / 2)
+		return -ERANGE;
 	pr_fill_all(a);
+	pr_report(r, kind, "drain_reclaimed", a->reclaimed);
 	pr_report(r, kind, "usable_free", pr_usable_free(a));
 	pr_report(r, kind, "vmstat_drift", pr_vmstat_drift(a));
 	pr_report(r, kind, "pcp_pages", pr_pcp_pages(a));
 	pr_report(r, kind, "highatomic", READ_ONCE(a->zone->nr_reserved_highatomic));
 	pr_report(r, kind, "noretry_failed",
 		  pr_alloc(a, kind, PR_RECLAIM_GFP, 0) < 0);
+	pr_pool(a, PR_DRAIN_POOL);
 	pr_report(r, kind, "refcount", pr_alloc(a, kind, PR_NOFAIL_GFP, 0));
+	pr_report(r, kind, "nofail_reclaimed", a->reclaimed);
+	pr_unpool(a);
 	return 0;
 }
 
