@@ -281,9 +281,11 @@ static int collect_page_event(struct tep_event *event, struct tep_record *rec,
 
 	t->lost += !!rec->missed_events;
 	if (event == t->marker) {
-		if (t->markers < 2)
-			t->window[t->markers] = rec->ts;
-		t->markers++;
+		/* the earliest and the latest: the CPUs' buffers come apart */
+		if (!t->markers++ || rec->ts < t->window[0])
+			t->window[0] = rec->ts;
+		if (rec->ts > t->window[1])
+			t->window[1] = rec->ts;
 		return 0;
 	}
 	if (event != t->alloc && event != t->free && event != t->batched)
