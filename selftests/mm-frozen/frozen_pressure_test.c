@@ -21,10 +21,125 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event-parse.h>
+#include <tracefs.h>
+
 #include "../kselftest_harness.h"
 #include "mm_frozen.h"
 
+#define TRACE_INSTANCE	"frozen_pressure_test"
+
 static const char * const kinds[] = { "slab", "page" };
+
+/*
+ * The kernel's record of where this task's allocations went, from its
+ * own events only: oom:reclaim_retry_zone, where reclaim decides whether
+ * to retry (wmark_check 0: it gives up), and compaction:mm_compaction_end,
+ * each compaction's result.  The module's probe on the first is how the
+ * oom case frees pages; this instance is apart from it.
+ */
+static const char * const path_events[][2] = {
+	{ "oom", "reclaim_retry_zone" },
+	{ "compaction", "mm_compaction_end" },
+};
+
+#define NR_STATUSES	12	/* enum compact_result has 9 */
+
+struct path_trace {
+	struct tracefs_instance *inst;
+	struct tep_handle *tep;
+	unsigned int retry_checks, retries_given_up;
+	unsigned int compactions;
+	struct {
+		char name[24];
+		unsigned int n;
+	} status[NR_STATUSES];	/* mm_compaction_end's, as printed */
+	unsigned int lost;
+};
+
+/* Records this task's path events from now on; 0, or -1 on error. */
+static int path_trace_start(struct path_trace *t)
+{
+	static const char * const systems[] = { "oom", "compaction", NULL };
+	char filter[64];
+	unsigned int i;
+
+	t->inst = tracefs_instance_create(TRACE_INSTANCE);
+	if (!t->inst)
+		return -1;
+	snprintf(filter, sizeof(filter), "common_pid == %d", getpid());
+	for (i = 0; i < ARRAY_SIZE(path_events); i++)
+		if (tracefs_event_file_write(t->inst, path_events[i][0],
+					     path_events[i][1], "filter", filter) < 0 ||
+		    tracefs_event_enable(t->inst, path_events[i][0], path_events[i][1]))
+			return -1;
+	t->tep = tracefs_local_events_system(NULL, systems);
+	if (!t->tep)
+		return -1;
+	return tracefs_trace_on(t->inst);
+}
+
+static void path_trace_end(struct path_trace *t)
+{
+	if (!t->inst)
+		return;
+	tracefs_trace_off(t->inst);
+	tracefs_instance_destroy(t->inst);
+	tracefs_instance_free(t->inst);
+	tep_free(t->tep);
+	*t = (struct path_trace){};
+}
+
+/* Counts a compaction's status, a symbolic field: read as printed. */
+static void count_status(struct path_trace *t, struct tep_record *rec)
+{
+	struct trace_seq seq;
+	char name[24] = "?";
+	const char *at;
+	unsigned int i;
+
+	trace_seq_init(&seq);
+	tep_print_event(t->tep, &seq, rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&seq);
+	at = strstr(seq.buffer, "status=");
+	if (at)
+		sscanf(at, "status=%23s", name);
+	trace_seq_destroy(&seq);
+	for (i = 0; i < NR_STATUSES; i++) {
+		if (!t->status[i].n)
+			snprintf(t->status[i].name, sizeof(t->status[i].name), "%s", name);
+		if (!strcmp(t->status[i].name, name)) {
+			t->status[i].n++;
+			return;
+		}
+	}
+}
+
+static int count_path_event(struct tep_event *event, struct tep_record *rec,
+			    int cpu, void *data)
+{
+	struct path_trace *t = data;
+	unsigned long long wmark_check;
+
+	t->lost += !!rec->missed_events;
+	if (!strcmp(event->name, "reclaim_retry_zone") &&
+	    !tep_get_field_val(NULL, event, "wmark_check", rec, &wmark_check, 0)) {
+		t->retry_checks++;
+		t->retries_given_up += !wmark_check;
+	} else if (!strcmp(event->name, "mm_compaction_end")) {
+		t->compactions++;
+		count_status(t, rec);
+	}
+	return 0;
+}
+
+/* Stops the trace and counts its events; 0, or -1 on error. */
+static int path_trace_read(struct path_trace *t)
+{
+	tracefs_trace_off(t->inst);
+	return tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0,
+					  count_path_event, t);
+}
 
 struct dma_watermarks {
 	long long min, low;
@@ -75,6 +190,7 @@ static long long kind_res(const struct case_env *env, const char *kind,
 
 FIXTURE(pressure) {
 	struct case_env env;
+	struct path_trace trace;
 	struct dma_watermarks wmark;
 	char knob_saved[8];
 	char why[1024];
@@ -103,6 +219,8 @@ FIXTURE_SETUP(pressure)
 		SKIP(return, "no ZONE_DMA in /proc/zoneinfo: the cases have no arena");
 	if (!knob_save(variant->knob, self->knob_saved, sizeof(self->knob_saved)))
 		SKIP(return, "%s", KNOB_MISSING);
+	ASSERT_EQ(0, path_trace_start(&self->trace))
+		TH_LOG("cannot record oom and compaction events in %s", TRACE_INSTANCE);
 	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
 	/* Last: the teardown, which puts the knob back, runs only after this. */
 	ASSERT_EQ(0, knob_set(self->knob_saved, variant->knob));
@@ -111,6 +229,7 @@ FIXTURE_SETUP(pressure)
 FIXTURE_TEARDOWN(pressure)
 {
 	kmsg_end(&self->env.kmsg);
+	path_trace_end(&self->trace);
 	knob_restore(self->knob_saved);
 }
 
@@ -218,10 +337,16 @@ TEST_F(pressure, nofail_reserve)
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
 }
 
-/* The high-watermark attempt before the OOM killer, after a parallel free. */
+/*
+ * The high-watermark attempt before the OOM killer, after a parallel free.
+ * Reclaim gives up once per kind (a failed check ends the retries), and
+ * the page then comes from that attempt: a page from a retry at min would
+ * leave its kind without a failed check.
+ */
 TEST_F(pressure, before_oom_kill)
 {
 	struct case_env *env = &self->env;
+	struct path_trace *t = &self->trace;
 	unsigned int k;
 	int ret;
 
@@ -234,19 +359,30 @@ TEST_F(pressure, before_oom_kill)
 	for (k = 0; k < ARRAY_SIZE(kinds); k++)
 		EXPECT_LT(0, kind_res(env, kinds[k], "freed_at_retry"))
 			TH_LOG("%s: the allocation did not give up on reclaim", kinds[k]);
+	ASSERT_EQ(0, path_trace_read(t));
+	ksft_print_msg("%u retry checks, %u gave up (oom:reclaim_retry_zone)\n",
+		       t->retry_checks, t->retries_given_up);
+	EXPECT_EQ(0, t->lost);
+	EXPECT_EQ(ARRAY_SIZE(kinds), t->retries_given_up)
+		TH_LOG("reclaim did not give up once per kind before the page came");
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
 }
 
 /*
  * Direct compaction makes a free block of the order asked for, and the
- * page comes after it.  Plain pages only (see pressure.c).  How many of
- * the case's pages it moved is in the log: none when flushing the per-CPU
- * lists completed a block.
+ * page comes after it.  Plain pages only (see pressure.c).  Two counts
+ * from the kernel: compact_success, which __alloc_pages_direct_compact()
+ * counts when it returns a page, and the compactions that this task ran
+ * (mm_compaction_end), each with its status in the log.  How many of the
+ * case's pages were moved is in the log too: none when the compaction's
+ * flush of the per-CPU lists completed a block (status partial_skipped).
  */
 TEST_F(pressure, direct_compaction)
 {
 	struct case_env *env = &self->env;
+	struct path_trace *t = &self->trace;
 	long long successes;
+	unsigned int k;
 	int ret;
 
 	successes = vmstat_value("compact_success");
@@ -264,6 +400,14 @@ TEST_F(pressure, direct_compaction)
 	ksft_print_msg("%lld successful direct compactions\n", successes);
 	EXPECT_LE(1, successes)
 		TH_LOG("no direct compaction succeeded (compact_success)");
+	ASSERT_EQ(0, path_trace_read(t));
+	ksft_print_msg("%u compactions of this task (mm_compaction_end), by status:\n",
+		       t->compactions);
+	for (k = 0; k < NR_STATUSES && t->status[k].n; k++)
+		ksft_print_msg("  %u %s\n", t->status[k].n, t->status[k].name);
+	EXPECT_EQ(0, t->lost);
+	EXPECT_LE(1, t->compactions)
+		TH_LOG("no compaction of this task ran (mm_compaction_end)");
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
 }
 
