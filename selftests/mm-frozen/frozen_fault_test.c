@@ -475,6 +475,7 @@ TEST_F(fault, fail_page_alloc_during_churn)
 	EXPECT_EQ(0, file_value(CHURN_CACHE, "slabs"));
 	EXPECT_EQ(0, file_value(CHURN_CACHE, "objects"));
 	held = page_trace_held(&self->trace);
+	ASSERT_LE(0, held) TH_LOG("cannot read the trace, or it lacks a marker");
 	ksft_print_msg("%ld pages allocated by the case are held, of %zu page events traced\n",
 		       held, self->trace.nr);
 	EXPECT_EQ(0, self->trace.lost) TH_LOG("the trace lost events");
