@@ -24,6 +24,9 @@
  *                its references: CONFIG_DEBUG_FROZEN_PAGES)
  *   spec_ref     get_page_unless_zero() and put_page() on a slab page
  *                (a refcounted one: slab_frozen=0), then the same
+ *
+ * The cases on kmalloc() and mm_frozen_hazard objects take theirs from a
+ * frozen slab where there is one (hz_alloc_in_frozen_slab()).
  */
 
 #include <linux/bvec.h>
@@ -31,6 +34,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uio.h>
 
@@ -40,6 +44,8 @@
 #define HZ_MAX_SIZE	(HZ_MAX_PAGES * PAGE_SIZE)
 #define HZ_DEBUG_SIZE	512
 #define HZ_PATTERN	0x5a
+/* what hz_alloc_in_frozen_slab() may take from refcounted slabs */
+#define HZ_MAX_PASSED_BYTES	SZ_16M
 
 static struct kmem_cache *hz_debug_cache;
 
@@ -120,6 +126,59 @@ static int hz_bvec_get_pages(struct mfc_result *r, void *obj, size_t len)
 	return 0;
 }
 
+/*
+ * From @cache, or from kmalloc() where @cache is NULL, with room for
+ * hz_alloc_in_frozen_slab()'s link (kmalloc()'s smallest cache has it).
+ */
+static void *hz_obj_alloc(struct kmem_cache *cache, size_t size)
+{
+	return cache ? kmem_cache_alloc(cache, GFP_KERNEL) :
+		       kmalloc(max(size, sizeof(void *)), GFP_KERNEL);
+}
+
+static void hz_obj_free(struct kmem_cache *cache, void *obj)
+{
+	if (cache)
+		kmem_cache_free(cache, obj);
+	else
+		kfree(obj);
+}
+
+/*
+ * A slab keeps the refcount that it was allocated with for as long as it
+ * lives: one allocated while slab_frozen was 0 (an earlier test, the
+ * knob's flips) stays refcounted, and the allocator hands out its free
+ * objects first.  Takes objects until one sits in a frozen slab (refcount
+ * 0), passing at most HZ_MAX_PASSED_BYTES of objects from refcounted
+ * ones, chained through their first word; frees those and reports how
+ * many there were.  Memory that is not slab, or a kernel whose slabs are
+ * all refcounted, gets the first or the last object.
+ */
+static void *hz_alloc_in_frozen_slab(struct mfc_result *r,
+				     struct kmem_cache *cache, size_t size)
+{
+	unsigned int passed = 0, max_passed = HZ_MAX_PASSED_BYTES / size;
+	void *obj, *prev = NULL;
+
+	while ((obj = hz_obj_alloc(cache, size))) {
+		struct page *page = virt_to_page(obj);
+
+		if (!PageSlab(page) || !page_count(page) || passed == max_passed)
+			break;
+		*(void **)obj = prev;
+		prev = obj;
+		passed++;
+	}
+	while (prev) {
+		void *next = *(void **)prev;
+
+		hz_obj_free(cache, prev);
+		prev = next;
+	}
+	mfc_report(r, "objects_in_refcounted_slabs %u\n", passed);
+	return obj;
+}
+
 static int hz_bvec(struct mfc_result *r, unsigned int size)
 {
 	void *obj;
@@ -127,7 +186,7 @@ static int hz_bvec(struct mfc_result *r, unsigned int size)
 
 	if (!size || size > HZ_MAX_SIZE - PAGE_SIZE)
 		return -EINVAL;
-	obj = kmalloc(size, GFP_KERNEL);
+	obj = hz_alloc_in_frozen_slab(r, NULL, size);
 	if (!obj)
 		return -ENOMEM;
 	ret = hz_bvec_get_pages(r, obj, size);
@@ -137,7 +196,7 @@ static int hz_bvec(struct mfc_result *r, unsigned int size)
 
 static int hz_bvec_debug(struct mfc_result *r, unsigned int unused)
 {
-	void *obj = kmem_cache_alloc(hz_debug_cache, GFP_KERNEL);
+	void *obj = hz_alloc_in_frozen_slab(r, hz_debug_cache, HZ_DEBUG_SIZE);
 	int ret;
 
 	if (!obj)
@@ -147,16 +206,16 @@ static int hz_bvec_debug(struct mfc_result *r, unsigned int unused)
 	return ret;
 }
 
-static void *hz_kmalloc_slab(unsigned int size)
+static void *hz_kmalloc_slab(struct mfc_result *r, unsigned int size)
 {
 	if (!size || size > KMALLOC_MAX_CACHE_SIZE)
 		return ERR_PTR(-EINVAL);
-	return kmalloc(size, GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
+	return hz_alloc_in_frozen_slab(r, NULL, size) ?: ERR_PTR(-ENOMEM);
 }
 
 static int hz_probe(struct mfc_result *r, unsigned int unused)
 {
-	void *obj = kmalloc(64, GFP_KERNEL);
+	void *obj = hz_alloc_in_frozen_slab(r, NULL, 64);
 
 	if (!obj)
 		return -ENOMEM;
@@ -169,7 +228,7 @@ static int hz_probe(struct mfc_result *r, unsigned int unused)
 /* put_page() without a get: on a slab page it must not free anything. */
 static int hz_put(struct mfc_result *r, unsigned int size)
 {
-	void *obj = hz_kmalloc_slab(size);
+	void *obj = hz_kmalloc_slab(r, size);
 	struct page *page;
 
 	if (IS_ERR(obj))
@@ -203,7 +262,7 @@ static int hz_get_put(struct mfc_result *r, unsigned int size)
 
 	if (!size || size > HZ_MAX_SIZE)
 		return -EINVAL;
-	obj = kmalloc(size, GFP_KERNEL);
+	obj = hz_alloc_in_frozen_slab(r, NULL, size);
 	if (!obj)
 		return -ENOMEM;
 	hz_get_put_page(r, virt_to_page(obj));
