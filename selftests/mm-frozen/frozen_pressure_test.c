@@ -281,6 +281,14 @@ TEST_F(pressure, min_watermark)
 		EXPECT_LT(w->min, seen)
 			TH_LOG("%s: %lld free pages fail the min watermark (%lld)",
 			       kinds[k], free, w->min);
+		/* The kernel's own attempts, from the case's kprobe. */
+		EXPECT_EQ(1, kind_res(env, kinds[k], "attempts_at_low"))
+			TH_LOG("%s: not one attempt at the low watermark (the fast path)",
+			       kinds[k]);
+		EXPECT_EQ(1, kind_res(env, kinds[k], "attempts_at_min"))
+			TH_LOG("%s: not one attempt at the min watermark (the slow path's first, which found the page)",
+			       kinds[k]);
+		EXPECT_EQ(0, kind_res(env, kinds[k], "attempts_other"));
 	}
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
 }

@@ -18,8 +18,10 @@
  *            watermark lets through: the slow path's first attempt, at the
  *            min watermark, finds the page.  Pages of order PR_MIN_ORDER
  *            and up (the slab of the cache mm_frozen_dma_big) take no
- *            per-CPU list, so the free count is exact.  -ERANGE if the
- *            zone's low and min watermarks are too close for that.
+ *            per-CPU list, so the free count is exact.  A kprobe on
+ *            get_page_from_freelist() counts the allocation's attempts by
+ *            the watermark each checks.  -ERANGE if the zone's low and
+ *            min watermarks are too close for that.
  *   reclaim  the zone at its min watermark, with PR_POOL_PAGES held pages
  *            that the case's shrinker gives back: direct reclaim frees
  *            them, and its attempt after reclaim finds the page
@@ -47,7 +49,9 @@
  *
  * Each reports, for KIND slab and page, KIND_refcount: the page's
  * refcount while in use (-1: the allocation failed), and what shows its
- * path: min's KIND_free_before and KIND_order, reclaim's KIND_reclaimed
+ * path: min's KIND_free_before, KIND_order and KIND_attempts_at_low,
+ * KIND_attempts_at_min and KIND_attempts_other (the allocation's calls of
+ * get_page_from_freelist(), by the watermark checked), reclaim's KIND_reclaimed
  * (pages the shrinker gave back during the allocation), nofail's
  * KIND_usable_free (what an allocation without reserves could get, per-CPU
  * lists included, before the attempts), KIND_vmstat_drift (how far the
@@ -61,6 +65,7 @@
  */
 
 #include <linux/gfp.h>
+#include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/migrate.h>
 #include <linux/mm.h>
@@ -117,6 +122,17 @@
  * as the shrinker, of no seeks, is asked for half of what it has.
  */
 #define PR_DRAIN_POOL	2
+/* mm/internal.h's ALLOC_WMARK_MASK: the watermark an attempt checks */
+#define PR_ALLOC_WMARK_MASK	0x03
+/* and ALLOC_NO_WATERMARKS: an attempt that checks none */
+#define PR_ALLOC_NO_WATERMARKS	0x04
+
+/* What the min case's attempts checked, as it reports them. */
+enum pr_attempt { PR_AT_LOW, PR_AT_MIN, PR_AT_OTHER, NR_PR_ATTEMPTS };
+
+static const char * const pr_attempt_names[NR_PR_ATTEMPTS] = {
+	"attempts_at_low", "attempts_at_min", "attempts_other",
+};
 
 enum pr_kind { PR_SLAB, PR_PAGE, NR_PR_KINDS };
 
@@ -133,6 +149,8 @@ struct pr_arena {
 	spinlock_t lock;
 	unsigned long nr_pool, nr_parallel;
 	unsigned long reclaimed, freed_at_retry, migrated;
+	int attempt_order;		/* counted where >= 0 */
+	unsigned int attempts[NR_PR_ATTEMPTS];
 };
 
 static DEFINE_MUTEX(pr_lock);
@@ -142,6 +160,7 @@ static struct pr_arena pr_arena = {
 	.parallel = LIST_HEAD_INIT(pr_arena.parallel),
 	.movable = LIST_HEAD_INIT(pr_arena.movable),
 	.lock = __SPIN_LOCK_UNLOCKED(pr_arena.lock),
+	.attempt_order = -1,
 };
 
 static struct kmem_cache *pr_cache;	/* slabs of order 0 */
@@ -285,6 +304,48 @@ static void pr_report(struct mfc_result *r, enum pr_kind kind,
 }
 
 /*
+ * Each call of get_page_from_freelist() for a ZONE_DMA block of the order
+ * that the min case counts, in the case's task, by the watermark it
+ * checks: the fast path checks low, the slow path's first attempt min.
+ */
+static int pr_on_attempt(struct kprobe *p, struct pt_regs *regs)
+{
+	struct pr_arena *a = &pr_arena;
+	gfp_t gfp = (__force gfp_t)regs_get_kernel_argument(regs, 0);
+	unsigned long order = regs_get_kernel_argument(regs, 1);
+	unsigned long flags = regs_get_kernel_argument(regs, 2);
+	enum pr_attempt at = PR_AT_OTHER;
+
+	if (current != READ_ONCE(a->owner) || !(gfp & __GFP_DMA) ||
+	    order != READ_ONCE(a->attempt_order))
+		return 0;
+	if (!(flags & PR_ALLOC_NO_WATERMARKS)) {
+		if ((flags & PR_ALLOC_WMARK_MASK) == WMARK_LOW)
+			at = PR_AT_LOW;
+		else if ((flags & PR_ALLOC_WMARK_MASK) == WMARK_MIN)
+			at = PR_AT_MIN;
+	}
+	a->attempts[at]++;
+	return 0;
+}
+
+/* pr_alloc(), with its attempts at @order counted and reported. */
+static int pr_alloc_counted(struct pr_arena *a, struct mfc_result *r,
+			    enum pr_kind kind, gfp_t gfp, unsigned int order)
+{
+	enum pr_attempt at;
+	int ref;
+
+	memset(a->attempts, 0, sizeof(a->attempts));
+	WRITE_ONCE(a->attempt_order, order);
+	ref = pr_alloc(a, kind, gfp, order);
+	WRITE_ONCE(a->attempt_order, -1);
+	for (at = 0; at < NR_PR_ATTEMPTS; at++)
+		pr_report(r, kind, pr_attempt_names[at], a->attempts[at]);
+	return ref;
+}
+
+/*
  * An allocation of order o fails the fast path's low watermark with the
  * zone at most at low + 2^o - 1 free pages, and passes the slow path's
  * min watermark with at least min + 2^o.
@@ -301,7 +362,8 @@ static int pr_min(struct pr_arena *a, struct mfc_result *r, enum pr_kind kind)
 		return -ERANGE;
 	pr_report(r, kind, "free_before", free);
 	pr_report(r, kind, "order", order);
-	pr_report(r, kind, "refcount", pr_alloc(a, kind, PR_FILL_GFP, order));
+	pr_report(r, kind, "refcount",
+		  pr_alloc_counted(a, r, kind, PR_FILL_GFP, order));
 	return 0;
 }
 
@@ -616,7 +678,18 @@ static int pr_run(struct mfc_result *r,
 
 static int pr_case_min(struct mfc_result *r, unsigned int unused)
 {
-	return pr_run(r, pr_min);
+	/* On the stack: a kprobe once registered keeps its address. */
+	struct kprobe probe = {
+		.symbol_name = "get_page_from_freelist",
+		.pre_handler = pr_on_attempt,
+	};
+	int ret = register_kprobe(&probe);
+
+	if (ret)
+		return ret;
+	ret = pr_run(r, pr_min);
+	unregister_kprobe(&probe);
+	return ret;
 }
 
 static int pr_case_reclaim(struct mfc_result *r, unsigned int unused)
