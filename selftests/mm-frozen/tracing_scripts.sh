@@ -5,14 +5,17 @@
 # and what they count is what the series claims: a slab page is freed
 # without a refcount atomic, a __free_pages() page with exactly one.
 #
-# The workload is mm_frozen_test.ko's: 64 slab pages (a private cache,
-# one 128 KiB object a slab: order 5, or 6 with KASAN's redzones, as a
-# first run of the module says), then 64 pages of the next order freed
-# with __free_pages().  No other cache of the guest has slabs of the
-# first order (checked first) and nothing else frees pages of the second
-# (another one would show in the hist count), so the rows of those orders
-# hold the module's pages alone, whatever else the kernel frees
-# meanwhile.  Each tool traces the workload (bpftrace -c, trace-cmd record
+# The workload is mm_frozen_test.ko's: 64 pages freed with
+# __free_pages(), then 64 slab pages (a private cache, one 128 KiB object
+# a slab: order 5, or 6 with KASAN's redzones, as a first run of the
+# module says); the pages are of the order above the slabs'.  In that
+# order half of the slabs reuse the pfns of those pages, and a ground
+# truth that did not forget a pfn's atomic at its free would count their
+# frees with an atomic (see PER_PFN).  No other cache of the guest has
+# slabs of the slabs' order (checked first) and nothing else frees pages
+# of the pages' order (another one would show in the hist count), so the
+# rows of those orders hold the module's pages alone, whatever else the
+# kernel frees meanwhile.  Each tool traces the workload (bpftrace -c, trace-cmd record
 # CMD), and its rows are compared with two counts of the same pages that
 # do not depend on it:
 #   - the module's own list of the pages it freed (pfn and order), and
@@ -71,13 +74,21 @@ COUNTS=(
 	"synthetic/$SYNTH hist:keys=order"
 )
 # PER_PFN fire $SYNTH: page_ref_mod_and_test keeps a variable for each pfn
-# it brings to zero, which the next mm_page_free of that pfn reads (a
-# variable is read once).  A trigger with variables cannot be paused and
-# resumed, and its map never forgets a pfn: the workload creates them
-# when it starts, keeps their totals and removes them when it ends.
+# it brings to zero, which the next mm_page_free of that pfn reads.  The
+# kernel resets a variable only where an expression reads it: a plain
+# reference ("z=$zeroed") left it set for every later free of the pfn, and
+# a frozen slab page that reused the pfn counted as freed after an atomic.
+# Read as "common_timestamp-$zeroed", it is forgotten at the pfn's free, as
+# the tools forget their mark.  The tools also forget it at a refcount
+# event that leaves the pfn a count; that cannot change a row checked
+# here, for a page is freed before its pfn is allocated again, and each
+# page of the workload is freed with an atomic just before, or frozen.
+# A trigger with variables cannot be paused and resumed, and its map never
+# forgets a pfn: the workload creates them when it starts, keeps their
+# totals and removes them when it ends.
 PER_PFN=(
 	"page_ref/page_ref_mod_and_test hist:keys=pfn:zeroed=common_timestamp:size=16384 if ret == 1"
-	"kmem/mm_page_free hist:keys=pfn:z=\$zeroed:size=16384:onmatch(page_ref.page_ref_mod_and_test).trace($SYNTH,pfn,order)"
+	"kmem/mm_page_free hist:keys=pfn:since_zero=common_timestamp-\$zeroed:size=16384:onmatch(page_ref.page_ref_mod_and_test).trace($SYNTH,pfn,order)"
 )
 
 TMP=
@@ -216,8 +227,8 @@ write_workload() {
 		echo '#!/bin/sh'
 		hist_lines create "${PER_PFN[@]}"
 		hist_lines continue "${COUNTS[@]}"
-		echo "echo $NR_PAGES $OBJECT_ORDER > $MODULE_DIR/slab_pages || exit 1"
 		echo "echo $NR_PAGES $PAGES_ORDER > $MODULE_DIR/pages || exit 1"
+		echo "echo $NR_PAGES $OBJECT_ORDER > $MODULE_DIR/slab_pages || exit 1"
 		hist_lines pause "${COUNTS[@]}"
 		echo "cat $INSTANCE/events/page_ref/page_ref_mod_and_test/hist" \
 			"$INSTANCE/events/kmem/mm_page_free/hist > $TMP/pfns.hist"
