@@ -541,10 +541,11 @@ static int pr_compact(struct pr_arena *a, struct mfc_result *r,
 		successes = pr_compact_successes();
 		ref = pr_alloc(a, kind, PR_COMPACT_GFP, PR_MIN_ORDER);
 		compacted = pr_compact_successes() != successes;
-	} while (!(ref >= 0 && compacted) && ++tries < PR_COMPACT_TRIES);
+		tries++;
+	} while (!(ref >= 0 && compacted) && tries < PR_COMPACT_TRIES);
 	pr_report(r, kind, "refcount", ref);
 	pr_report(r, kind, "compacted", compacted);
-	pr_report(r, kind, "tries", tries + 1);
+	pr_report(r, kind, "tries", tries);
 	pr_report(r, kind, "migrated", a->migrated);
 	pr_free_movable(a, false);
 	return 0;
