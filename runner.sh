@@ -41,7 +41,7 @@ readonly REQUIRED_PACKAGES=(
 # the kernel's own suites.
 readonly BOOT_ALLOWANCE=30 GUEST_TIMEOUT=1200 UPSTREAM_TIMEOUT=2400
 
-readonly VARIANTS='patched baseline noknob bench kasan' ACCELS='auto tcg kvm icount'
+readonly VARIANTS='patched baseline noknob bench kasan coverage' ACCELS='auto tcg kvm icount'
 
 # Kernel log lines that fail a run: one extended regular expression a line,
 # shared with the tests (selftests/mm-frozen/mm_frozen.h).
@@ -73,7 +73,7 @@ option_table() {
 	cat <<EOF
 --source|SPEC|SOURCE_SPEC|the tree to apply the series to [default "installed", the installed $SOURCE_PACKAGE]: linux-source-X[=VERSION] (apt-get download, never installed), a tarball, or PATH@REF of a git repository (a shared clone, the repository not written to); trees, builds and results of its own in WORK/sources/NAME
 --baseline||VARIANT=baseline|the unpatched tree (a worktree and build directory of its own); same as --variant baseline
---variant|NAME|VARIANT|patched (default), baseline, noknob (patched with CONFIG_DEBUG_FROZEN_PAGES=n), bench (patched without DEBUG_VM and DEBUG_PAGE_REF) or kasan (patched with generic KASAN, kmemleak and page_owner), each built in a directory of its own
+--variant|NAME|VARIANT|patched (default), baseline, noknob (patched with CONFIG_DEBUG_FROZEN_PAGES=n), bench (patched without DEBUG_VM and DEBUG_PAGE_REF), kasan (patched with generic KASAN, kmemleak and page_owner) or coverage (patched with gcov on the objects that the series changes), each built in a directory of its own
 --drop|PATCH|DROP_ARGS+|the series without PATCH (a file name of patches/series, or its number: 0014); may be repeated; its own worktree, build and results, named drop-NUMBER (VARIANT-drop-NUMBER for a variant other than patched)
 --with|FILE|WITH_ARGS+|the series with the patch FILE applied on top; may be repeated; its own worktree, build and results, named with-NAME (NAME: FILE's name without .patch)
 --mutant|FILE|MUTANT_ARG|the series with the mutant FILE (a patch of tests/mutants/) on top, in the worktree and build directory that every mutant shares (linux-mutant, variant mutant), so that each rebuilds only what it and the one before touched; results of their own, mutant-NAME

@@ -111,15 +111,49 @@ configure_kernel() {
 
 # ---------------------------------------------------------------- kernel
 
+# series_objects TREE: the objects that the series (BASE_TAG to HEAD)
+# changes, a line each: those of the C files it changes, and for each
+# trace event header it changes, the object that instantiates its events
+# (the file that includes it right after "#define CREATE_TRACE_POINTS").
+series_objects() {
+	local tree=$1 header
+	git -C "$tree" diff --name-only "$BASE_TAG" HEAD -- '*.c' | sed 's/\.c$/.o/'
+	git -C "$tree" diff --name-only "$BASE_TAG" HEAD -- 'include/trace/events/*.h' |
+		while read -r header; do
+			git -C "$tree" grep -l -F "#include <${header#include/}>" -- '*.c' |
+				while read -r file; do
+					awk -v h="#include <${header#include/}>" '
+						/^#define CREATE_TRACE_POINTS/ { armed = 1; next }
+						armed && /^#include / { if ($0 == h) found = 1; armed = 0 }
+						END { exit !found }' "$tree/$file" && echo "${file%.c}.o"
+				done
+		done
+}
+
+# gcov_profile_args TREE BUILD: for a build with CONFIG_GCOV_KERNEL, the
+# make arguments that profile the series' objects (kbuild's
+# GCOV_PROFILE_<object>, which a command-line variable sets in every
+# directory), a word a line; none for another build.
+gcov_profile_args() {
+	grep -q -x 'CONFIG_GCOV_KERNEL=y' "$2/.config" 2>/dev/null || return 0
+	series_objects "$1" | xargs -r -n1 basename | sort -u | sed 's/^/GCOV_PROFILE_/; s/$/=y/'
+}
+
 # kernel_make_command TREE BUILD ARGS...: make in TREE and BUILD with ARGS,
-# through ccache when it is installed, a word a line.
+# through ccache when it is installed, a word a line.  ccache keeps the
+# gcov build's objects apart: an object compiled with -fprofile-arcs
+# embeds the path of its counters, and ccache 4.7 hashes the output
+# directory for it, CCACHE_BASEDIR or not (the same file compiled in two
+# directories: two misses, each object with its own .gcda path).
 kernel_make_command() {
 	local cc=gcc
+	local -a gcov
+	mapfile -t gcov < <(gcov_profile_args "$1" "$2")
 	command -v ccache >/dev/null && cc="ccache gcc"
 	# LOCALVERSION= (set, empty) keeps setlocalversion from appending "+"
 	# for a git tree that is not at a release tag.
 	printf '%s\n' env CCACHE_BASEDIR="$WORK" make -C "$1" O="$2" -j"$JOBS" \
-		CC="$cc" LOCALVERSION= "${@:3}"
+		CC="$cc" LOCALVERSION= "${gcov[@]}" "${@:3}"
 }
 
 kernel_make() { # kernel_make TREE BUILD ARGS...
