@@ -9,8 +9,9 @@
 # reads that file first.  The
 # command's output goes to the console and to guest/output.log, its exit
 # status to guest/status, kmemleak's report to guest/kmemleak.txt (a
-# kernel with kmemleak), the kernel log to guest/dmesg.txt; then the
-# guest powers off.  PID 1 must never exit: every path ends in poweroff.
+# kernel with kmemleak), gcov's counters to guest/gcov-boot (the boot's)
+# and guest/gcov (the command's; a kernel with gcov), the kernel log to
+# guest/dmesg.txt; then the guest powers off.  PID 1 must never exit: every path ends in poweroff.
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root
@@ -20,6 +21,7 @@ export TERM="${TERM:-linux}"
 # files, minutes under TCG.  runner.sh builds with LOCALVERSION= too, so
 # the kernel release stays the same.
 export LOCALVERSION=
+GCOV=/sys/kernel/debug/gcov
 
 mount_guest_filesystems() {
 	# devtmpfs lacks the /dev/fd links that udev would make; the kselftest
@@ -54,6 +56,29 @@ scan_kmemleak() {
 	cat /sys/kernel/debug/kmemleak > "$1/kmemleak.txt"
 }
 
+# save_gcov GUEST-DIR NAME: with gcov (runner.sh --variant coverage), the
+# counters of each profiled object as they are now, in GUEST-DIR/NAME
+# under the path the kernel gives them (the build directory's).  Read
+# with cat: the kernel's gcov documentation warns that cp may truncate a
+# .gcda file.
+save_gcov() {
+	[ -d "$GCOV" ] || return 0
+	find "$GCOV" -name '*.gcda' | while read -r counters; do
+		saved="$1/$2/${counters#"$GCOV"/}"
+		mkdir -p "${saved%/*}"
+		cat "$counters" > "$saved"
+	done
+}
+
+# start_gcov GUEST-DIR: the boot's counters kept in GUEST-DIR/gcov-boot,
+# then every counter set to zero, so that GUEST-DIR/gcov holds the
+# command's alone.
+start_gcov() {
+	[ -d "$GCOV" ] || return 0
+	save_gcov "$1" gcov-boot
+	echo 1 > "$GCOV/reset"
+}
+
 run_command_file() {
 	guest="$MMF_RESULTS/guest"
 
@@ -65,11 +90,13 @@ run_command_file() {
 	cd /
 	# the boot's length, in the guest's time: a slow kernel shows here
 	echo "mm-frozen: guest ready, running $guest/cmd ($(cut -d' ' -f1 /proc/uptime) s after boot)"
+	start_gcov "$guest"
 	{
 		# runner.sh quotes the command with printf %q: bash syntax
 		bash "$guest/cmd"
 		echo $? > "$guest/status"
 	} 2>&1 | tee "$guest/output.log"
+	save_gcov "$guest" gcov
 	scan_kmemleak "$guest"
 	dmesg > "$guest/dmesg.txt"
 	echo "mm-frozen: guest command exited with status $(cat "$guest/status")"
