@@ -53,6 +53,10 @@ static const char *slab_cases_ready(char *why, size_t len)
 		snprintf(why, len, "probe case: %s", strerror(-ret));
 		return why;
 	}
+	/* the cases after it take their objects where the probe found its */
+	if (result_value(result, "objects_in_refcounted_slabs") > 0)
+		ksft_print_msg("probe: %lld kmalloc-64 objects passed in slabs allocated refcounted\n",
+			       result_value(result, "objects_in_refcounted_slabs"));
 	if (result_value(result, "refcount")) {
 		snprintf(why, len, "slab pages are refcounted here (a live one has refcount %lld): nothing to protect",
 			 result_value(result, "refcount"));
