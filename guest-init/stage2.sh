@@ -11,7 +11,8 @@
 # status to guest/status, kmemleak's report to guest/kmemleak.txt (a
 # kernel with kmemleak), gcov's counters to guest/gcov-boot (the boot's)
 # and guest/gcov (the command's; a kernel with gcov), the kernel log to
-# guest/dmesg.txt; then the guest powers off.  PID 1 must never exit: every path ends in poweroff.
+# guest/dmesg.txt; then the guest powers off.  PID 1 must never exit:
+# every path ends in poweroff.
 
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root
