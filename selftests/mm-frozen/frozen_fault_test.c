@@ -175,6 +175,7 @@ struct page_trace {
 	int marker_fd;
 	int pid;
 	unsigned int markers, lost;
+	bool out_of_memory;		/* some events were not kept */
 	unsigned long long window[2];	/* the markers' times */
 	struct page_ev *ev;
 	size_t nr, cap;
@@ -233,22 +234,18 @@ static void page_trace_end(struct page_trace *t)
 		return;
 	if (t->marker_fd >= 0)
 		close(t->marker_fd);
-	tracefs_trace_off(t->inst);
-	tracefs_instance_destroy(t->inst);
-	tracefs_instance_free(t->inst);
-	tep_free(t->tep);
+	trace_instance_end(t->inst, t->tep);
 	free(t->ev);
 	*t = (struct page_trace){};
 }
 
+/* A number field of @rec, 0 if @event has none. */
 static unsigned long long field_of(struct tep_event *event, const char *name,
 				   struct tep_record *rec)
 {
-	struct tep_format_field *f = tep_find_field(event, name);
 	unsigned long long v = 0;
 
-	if (f)
-		tep_read_number_field(f, rec->data, &v);
+	tep_get_field_val(NULL, event, name, rec, &v, 0);
 	return v;
 }
 
@@ -258,10 +255,15 @@ static int add_pages(struct page_trace *t, const struct page_ev *block)
 	unsigned long i, nr = 1UL << block->order;
 
 	if (t->nr + nr > t->cap) {
-		t->cap = 2 * (t->nr + nr);
-		t->ev = realloc(t->ev, t->cap * sizeof(*t->ev));
-		if (!t->ev)
+		size_t cap = 2 * (t->nr + nr);
+		struct page_ev *ev = realloc(t->ev, cap * sizeof(*ev));
+
+		if (!ev) {
+			t->out_of_memory = true;
 			return -1;
+		}
+		t->ev = ev;
+		t->cap = cap;
 	}
 	for (i = 0; i < nr; i++, t->nr++) {
 		t->ev[t->nr] = *block;
@@ -330,7 +332,7 @@ static long page_trace_held(struct page_trace *t)
 	tracefs_trace_off(t->inst);
 	if (tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0,
 				       collect_page_event, t) ||
-	    (t->cap && !t->ev) || t->markers != 2)
+	    t->out_of_memory || t->markers != 2)
 		return -1;
 	qsort(t->ev, t->nr, sizeof(*t->ev), page_ev_cmp);
 	for (i = 0; i < t->nr; i++) {
@@ -586,7 +588,7 @@ FIXTURE_SETUP(memcg)
 	rmdir(CGROUP);
 	ASSERT_EQ(0, mkdir(CGROUP, 0755));
 	if (tracefs_event_file_exists(NULL, "kmem", "mm_page_free_frozen", "format")) {
-		self->inst = tracefs_instance_create("frozen_fault_test");
+		self->inst = tracefs_instance_create(TRACE_INSTANCE);
 		ASSERT_NE(NULL, self->inst);
 		ASSERT_EQ(0, tracefs_instance_set_buffer_size(self->inst, 8192, -1));
 		ASSERT_EQ(0, tracefs_event_enable(self->inst, "kmem", "mm_page_free_frozen"));
@@ -606,11 +608,7 @@ FIXTURE_TEARDOWN(memcg)
 		write_file(CGROUP_ROOT "/cgroup.procs", pid);
 	}
 	rmdir(CGROUP);
-	if (self->inst) {
-		tracefs_instance_destroy(self->inst);
-		tracefs_instance_free(self->inst);
-	}
-	tep_free(self->tep);
+	trace_instance_end(self->inst, self->tep);
 }
 
 static long long memcg_event(const char *name)

@@ -391,9 +391,7 @@ TEST(tracepoint_tells_paths_apart)
 	EXPECT_GT(free_pages, 0);
 
 	free(s.addrs);
-	tep_free(tep);
-	tracefs_instance_destroy(inst);
-	tracefs_instance_free(inst);
+	trace_instance_end(inst, tep);
 }
 
 TEST_HARNESS_MAIN

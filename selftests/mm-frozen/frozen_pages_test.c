@@ -197,13 +197,8 @@ static void write_counts(void)
 
 static void env_teardown(struct env *env)
 {
-	if (env->inst) {
-		tracefs_trace_off(env->inst);
-		tracefs_instance_destroy(env->inst);
-		tracefs_instance_free(env->inst);
-		env->inst = NULL;
-	}
-	tep_free(env->tep);
+	trace_instance_end(env->inst, env->tep);
+	env->inst = NULL;
 	env->tep = NULL;
 	if (env->loaded && syscall(SYS_delete_module, MODULE_NAME, O_NONBLOCK))
 		ksft_print_msg("cannot unload %s: %s\n", MODULE_NAME,

@@ -81,12 +81,7 @@ static int path_trace_start(struct path_trace *t)
 
 static void path_trace_end(struct path_trace *t)
 {
-	if (!t->inst)
-		return;
-	tracefs_trace_off(t->inst);
-	tracefs_instance_destroy(t->inst);
-	tracefs_instance_free(t->inst);
-	tep_free(t->tep);
+	trace_instance_end(t->inst, t->tep);
 	*t = (struct path_trace){};
 }
 

@@ -30,6 +30,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+#include <tracefs.h>
+
 #define CASES_MODULE	"mm_frozen_cases"
 #define CASES_DIR	"/sys/kernel/debug/" CASES_MODULE
 #define KMSG_PREFIX	"mm-frozen: test "
@@ -136,6 +139,21 @@ static inline int load_test_module(const char *name, bool *loaded,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Removes a tracefs instance of the test's own (its events stop with it)
+ * and frees the parser that read its events; either may be NULL.
+ */
+static inline void trace_instance_end(struct tracefs_instance *inst,
+				      struct tep_handle *tep)
+{
+	if (inst) {
+		tracefs_trace_off(inst);
+		tracefs_instance_destroy(inst);
+		tracefs_instance_free(inst);
+	}
+	tep_free(tep);
 }
 
 /*
