@@ -116,18 +116,18 @@ configure_kernel() {
 # trace event header it changes, the object that instantiates its events
 # (the file that includes it right after "#define CREATE_TRACE_POINTS").
 series_objects() {
-	local tree=$1 header
+	local tree=$1 headers
 	git -C "$tree" diff --name-only "$BASE_TAG" HEAD -- '*.c' | sed 's/\.c$/.o/'
-	git -C "$tree" diff --name-only "$BASE_TAG" HEAD -- 'include/trace/events/*.h' |
-		while read -r header; do
-			git -C "$tree" grep -l -F "#include <${header#include/}>" -- '*.c' |
-				while read -r file; do
-					awk -v h="#include <${header#include/}>" '
-						/^#define CREATE_TRACE_POINTS/ { armed = 1; next }
-						armed && /^#include / { if ($0 == h) found = 1; armed = 0 }
-						END { exit !found }' "$tree/$file" && echo "${file%.c}.o"
-				done
-		done
+	headers=$(git -C "$tree" diff --name-only "$BASE_TAG" HEAD -- 'include/trace/events/*.h')
+	[ -n "$headers" ] || return 0
+	# shellcheck disable=SC2016 # awk's own $0
+	git -C "$tree" grep -l -F '#define CREATE_TRACE_POINTS' -- '*.c' |
+		(cd "$tree" && xargs awk -v headers="$headers" '
+			BEGIN { n = split(headers, h, "\n")
+				for (i = 1; i <= n; i++) want["#include <" substr(h[i], 9) ">"] }
+			FNR == 1 { armed = 0 }
+			/^#define CREATE_TRACE_POINTS/ { armed = 1; next }
+			armed && /^#include / { if ($0 in want) print substr(FILENAME, 1, length(FILENAME) - 1) "o"; armed = 0 }')
 }
 
 # gcov_profile_args TREE BUILD: for a build with CONFIG_GCOV_KERNEL, the
