@@ -63,6 +63,7 @@ readonly EXPECTED_DIR="$MMF_ROOT/tests/expected"
 . "$MMF_ROOT/lib/series.sh"
 . "$MMF_ROOT/lib/bench.sh"
 . "$MMF_ROOT/lib/mutants.sh"
+. "$MMF_ROOT/lib/coverage.sh"
 
 # ---------------------------------------------------------------- options
 
@@ -129,6 +130,7 @@ upstream|[SUITE...]||lock|command|$UPSTREAM_TIMEOUT|cmd_upstream|the kernel's ow
 upstream-compare||||||cmd_upstream_compare|upstream.tsv beside the baseline's; exit $E_TESTS if a test passes on the baseline and fails or is missing here|./runner.sh upstream-compare
 series||--no-bisect,--no-test,--tests,--guest-cmd|lock|command|tests|cmd_series|the series check: how each patch applies, checkpatch.pl --strict, every commit built with the warnings it adds, a table and series.json; then the run on the tip|./runner.sh series --source linux-source-6.12=6.12.107-1~deb12u1
 mutants|[NAME...]|--tests,--guest-cmd|lock|command||cmd_mutants|each mutant of tests/mutants/ (or those named), a mistake of a rebase put in the series on purpose: built (run --mutant), run, and classified: killed (the failed tests, or the kernel's problem and the test it came in), survived, or did not build; a table and mutants.json; exit $E_TESTS unless every mutant was killed|./runner.sh mutants 0011-memcg-refcounted-free
+coverage||--tests,--guest-cmd|lock|variant|tests|cmd_coverage|which lines of the series the tests ran: the coverage variant (gcov on the objects that the series changes) built, booted and tested, then each line that the series changes, by patch and hunk: run by the tests, boot only, never run, no code, compiled out or not built; a table, coverage.json and coverage.html|./runner.sh coverage --tests frozen_pages_test
 matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge,--trees|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs (--trees: those expected)|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
 bench|[quick]||lock|bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount|./runner.sh bench quick
@@ -329,6 +331,10 @@ check_options() {
 	[ -z "$MUTANT_ARG" ] || [ "$changes" = 1 ] ||
 		usage_error "--mutant is the whole series and the mutant: no --drop, no --with"
 	case "$COMMAND" in
+	coverage)
+		[[ " patched coverage " == *" $VARIANT "* ]] ||
+			usage_error "coverage runs the coverage variant, not $VARIANT"
+		VARIANT=coverage ;;
 	mutants)
 		[ "$changes" = 0 ] ||
 			usage_error "mutants are the whole series and a mutant each, by name: no --drop, --with or --mutant"

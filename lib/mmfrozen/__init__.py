@@ -21,6 +21,7 @@ never a verdict's status), with lib/ on PYTHONPATH:
   upstream    the kernel's own suites, patched beside baseline
   summary     pages and refcount atomics per path, patched beside baseline
   bench       the bench's report, table, plot and guard
+  coverage    the series' lines that the tests ran, by patch and hunk
 
 The tests are tests/unit/test_*.py, on fixtures from real runs in
 tests/fixtures/.  Only the standard library is used, and Debian's

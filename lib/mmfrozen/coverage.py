@@ -1,0 +1,520 @@
+# SPDX-License-Identifier: GPL-2.0
+"""coverage.py - which lines of the series the tests ran.
+
+Each line that the series adds or changes in a C file or header, as the
+tree has it at HEAD, is attributed with "git blame BASE..HEAD" to the
+series commit that last wrote it, and put in one class:
+
+  not built     its .c file has no object in this build, or its header
+                goes into no profiled object
+  compiled out  inside a preprocessor branch that this config drops
+  no code       compiled, but gcov has no record of it: a declaration,
+                a comment, a line folded into another
+  boot only     run at boot, never while the guest command ran
+  tests         run while the guest command ran
+  never         executable, never run
+
+The counters are those that guest-init/stage2.sh copied out of the
+guest: RESULTS/guest/gcov-boot (the boot's) and RESULTS/guest/gcov (the
+command's, taken after a reset), each under the build directory's path.
+They are read with the gcov of the compiler that built the kernel, beside
+the build's .gcno files, which are the profiled objects (lib/build.sh).
+
+Which branches the config keeps is read from the preprocessor itself:
+each changed file is copied into an overlay with a marker token after
+every line that opens a branch, each profiled object is preprocessed
+with its own kbuild command (its .o.cmd) on the overlay, and a branch is
+kept if its marker comes out.
+
+Usage: python3 -m mmfrozen.coverage report --tree TREE --build BUILD
+           --base REF RESULTS PATCH...
+           PATCH...: the series' patch files in order, one a commit of
+           BASE..HEAD; writes RESULTS/coverage.json and coverage.html
+           and prints the table and the series' diff coverage
+"""
+
+import argparse
+import html
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from mmfrozen.results import write_json
+
+CLASSES = ('tests', 'boot only', 'never', 'no code', 'compiled out',
+           'not built')
+EXECUTABLE = ('tests', 'boot only', 'never')
+SOURCE_SUFFIXES = ('.c', '.h')
+
+BLAME_HEADER = re.compile(r'^([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$')
+DIRECTIVE = re.compile(r'^\s*#\s*(ifdef|ifndef|if|elif|else|endif)\b')
+# What the comment scanner steps over: a comment, a string, a character.
+LEXEME = re.compile(r'//|/\*|\*/|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])\'')
+MARKER = '__mmf_branch_%d_%d__'
+MARKERS = re.compile(r'__mmf_branch_(\d+)_(\d+)__')
+# The whole file, before any branch: a header that a profiled object
+# includes shows it.
+TOP = 0
+
+
+# ---------------------------------------------------------------- the lines
+
+def parse_blame(text):
+    """(line, commit, text) of each line that "git blame --porcelain
+    BASE..HEAD" gives to a commit of the range, not to the boundary."""
+    lines, boundary, commit, number = [], set(), None, None
+    for row in text.splitlines():
+        header = BLAME_HEADER.match(row)
+        if header:
+            commit, number = header.group(1), int(header.group(2))
+        elif row == 'boundary':
+            boundary.add(commit)
+        elif row.startswith('\t'):
+            lines.append((number, commit, row[1:]))
+    return [line for line in lines if line[1] not in boundary]
+
+
+def code_lines(lines):
+    """Each line with its comments blanked, comments spanning lines
+    followed."""
+    code, in_comment = [], False
+    for line in lines:
+        out, pos = [], 0
+        while pos < len(line):
+            if in_comment:
+                end = line.find('*/', pos)
+                if end < 0:
+                    pos = len(line)
+                    break
+                pos, in_comment = end + 2, False
+                out.append(' ')
+                continue
+            lexeme = LEXEME.search(line, pos)
+            if not lexeme:
+                out.append(line[pos:])
+                break
+            out.append(line[pos:lexeme.start()])
+            pos = lexeme.end()
+            if lexeme.group() == '//':
+                break
+            if lexeme.group() == '/*':
+                in_comment = True
+            else:
+                out.append(lexeme.group())
+        code.append(''.join(out))
+    return code
+
+
+def branches(lines):
+    """The preprocessor branches of a file: (enclosing, openers).
+    enclosing[i] is the tuple of branch numbers that line i + 1 sits in
+    (a directive sits in those around it); openers maps the line after
+    which each branch's marker goes (the last of its directive's
+    continued lines) to the branch number, numbered from 1."""
+    enclosing, openers, stack, count = [], {}, [], 0
+    code = code_lines(lines)
+    number = 0
+    while number < len(code):
+        directive = DIRECTIVE.match(code[number])
+        last = number
+        while code[last].rstrip().endswith('\\') and last + 1 < len(code):
+            last += 1
+        kind = directive.group(1) if directive else None
+        if kind in ('elif', 'else', 'endif') and stack:
+            stack.pop()
+        enclosing.extend([tuple(stack)] * (last - number + 1))
+        if kind and kind != 'endif':
+            count += 1
+            stack.append(count)
+            openers[last + 1] = count
+        number = last + 1
+    return enclosing, openers
+
+
+def with_markers(lines, file_index, openers):
+    """The file's text with a marker of the whole file first, and one
+    after each line that opens a branch."""
+    out = [MARKER % (file_index, TOP)]
+    for number, line in enumerate(lines, 1):
+        out.append(line)
+        if number in openers:
+            out.append(MARKER % (file_index, openers[number]))
+    return '\n'.join(out) + '\n'
+
+
+def found_markers(text):
+    """The (file index, branch) markers that preprocessed TEXT holds."""
+    return {(int(f), int(b)) for f, b in MARKERS.findall(text)}
+
+
+# ---------------------------------------------------------------- the build
+
+def object_command(build, cmd_file):
+    """(source, command words) of an object's kbuild .o.cmd file."""
+    source, command = None, None
+    with open(os.path.join(build, cmd_file)) as f:
+        for row in f:
+            name, _, value = row.partition(' := ')
+            if name.startswith('savedcmd_'):
+                command = value.strip()
+            elif name.startswith('source_'):
+                source = value.strip()
+    if not source or not command:
+        raise ValueError('%s: no command or no source' % cmd_file)
+    return source, shlex.split(command.split(';')[0])
+
+
+def preprocess_words(words, source, copy, overlay):
+    """An object's compile command (of SOURCE) made a preprocessing of
+    COPY, the overlay's copy of SOURCE, with the overlay's include/
+    first: no ccache, no dependency file, the output on stdout."""
+    out = []
+    skip = 0
+    for word in words:
+        if skip:
+            skip -= 1
+            continue
+        if word == 'ccache' and not out:
+            continue
+        if word.startswith('-Wp,-MMD') or word.startswith('-Wp,-MD'):
+            continue
+        if word == '-o':
+            skip = 1
+            continue
+        if word in ('-c', source):
+            continue
+        out.append(word)
+        if word == '-nostdinc':
+            out.append('-I' + os.path.join(overlay, 'include'))
+    return out + ['-E', '-o', '-', copy]
+
+
+def profiled_objects(build):
+    """(object path, .gcno path) of each profiled object, build-relative."""
+    objects = []
+    for root, _, files in os.walk(build):
+        for name in files:
+            if name.endswith('.gcno'):
+                path = os.path.relpath(os.path.join(root, name), build)
+                objects.append((path[:-len('.gcno')] + '.o', path))
+    return sorted(objects)
+
+
+def kept_branches(build, tree, files, sources):
+    """The (file index, branch) markers that the profiled objects' own
+    commands let through, FILES (tree-relative, their index in the list)
+    marked in an overlay.  SOURCES: object -> (source, command words)."""
+    with tempfile.TemporaryDirectory(prefix='mmf-coverage-') as overlay:
+        for index, path in enumerate(files):
+            with open(os.path.join(tree, path), errors='replace') as f:
+                lines = f.read().splitlines()
+            target = os.path.join(overlay, path)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, 'w') as f:
+                f.write(with_markers(lines, index, branches(lines)[1]))
+        found = set()
+        for source, words in sources.values():
+            path = os.path.relpath(os.path.join(build, source), tree)
+            copy = os.path.join(overlay, path)
+            if not os.path.exists(copy):
+                os.makedirs(os.path.dirname(copy), exist_ok=True)
+                shutil.copy(os.path.join(tree, path), copy)
+            run = subprocess.run(preprocess_words(words, source, copy, overlay),
+                                 cwd=build, capture_output=True, text=True)
+            if run.returncode:
+                raise RuntimeError('preprocessing %s failed:\n%s'
+                                   % (path, run.stderr[-2000:]))
+            found |= found_markers(run.stdout)
+        return found
+
+
+def gcov_program(build):
+    """The gcov of the compiler that built the kernel (its .config's
+    CONFIG_GCC_VERSION): gcov-MAJOR, or gcov if that is the same."""
+    with open(os.path.join(build, '.config')) as f:
+        version = re.search(r'^CONFIG_GCC_VERSION=(\d+)$', f.read(), re.M)
+    if not version:
+        raise RuntimeError('%s/.config: not built by gcc' % build)
+    major = int(version.group(1)) // 10000
+    for program in ('gcov-%d' % major, 'gcov'):
+        path = shutil.which(program)
+        if path:
+            run = subprocess.run([path, '--version'], capture_output=True,
+                                 text=True, check=True)
+            if re.search(r'\) %d\.' % major, run.stdout.splitlines()[0]):
+                return path
+    raise RuntimeError('no gcov of gcc %d' % major)
+
+
+def gcov_records(gcov_json, build, tree):
+    """{(tree-relative file, line): count} of one gcov JSON document."""
+    records = {}
+    for entry in gcov_json['files']:
+        path = os.path.relpath(os.path.normpath(
+            os.path.join(build, entry['file'])), tree)
+        for line in entry['lines']:
+            key = (path, line['line_number'])
+            records[key] = records.get(key, 0) + line['count']
+    return records
+
+
+def read_counters(gcov, build, tree, objects, sources, counters):
+    """{(file, line): count} over the profiled objects, from the .gcda
+    files under COUNTERS (the build's path inside it); an object without
+    one counts 0 everywhere."""
+    records = {}
+    with tempfile.TemporaryDirectory(prefix='mmf-gcov-') as scratch:
+        for obj, gcno in objects:
+            shutil.copy(os.path.join(build, gcno), scratch)
+            gcda = os.path.join(counters, os.path.abspath(build).lstrip('/'),
+                                gcno[:-len('.gcno')] + '.gcda')
+            if os.path.exists(gcda):
+                shutil.copy(gcda, scratch)
+            run = subprocess.run(
+                [gcov, '--json-format', '--stdout', '-o', scratch,
+                 sources[obj][0]], cwd=build, capture_output=True,
+                text=True, check=True)
+            for document in run.stdout.splitlines():
+                for key, count in gcov_records(
+                        json.loads(document), build, tree).items():
+                    records[key] = records.get(key, 0) + count
+            for name in os.listdir(scratch):
+                os.unlink(os.path.join(scratch, name))
+    return records
+
+
+# ---------------------------------------------------------------- classes
+
+def classify(path, number, built, kept, enclosing, boot, tests):
+    """The class of line NUMBER of PATH.  BUILT: the file goes into a
+    profiled object; KEPT: the branches kept; ENCLOSING: the branches the
+    line sits in; BOOT, TESTS: the counters, {(file, line): count}."""
+    if not built:
+        return 'not built'
+    key = (path, number)
+    if key in tests:
+        if tests[key]:
+            return 'tests'
+        return 'boot only' if boot.get(key) else 'never'
+    if not all(branch in kept for branch in enclosing):
+        return 'compiled out'
+    return 'no code'
+
+
+def hunks(lines):
+    """The lines of one file in runs of adjacent lines of one patch."""
+    runs = []
+    for line in lines:
+        if (runs and runs[-1][-1]['patch'] == line['patch']
+                and runs[-1][-1]['line'] + 1 == line['line']):
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    return runs
+
+
+def patch_report(patches, lines):
+    """The report's patches: each with its counts by class and hunks."""
+    report = []
+    for patch in patches:
+        own = [line for line in lines if line['patch'] == patch['name']]
+        counts = {cls: 0 for cls in CLASSES}
+        for line in own:
+            counts[line['class']] += 1
+        runs = []
+        for path in sorted({line['file'] for line in own}):
+            for run in hunks([line for line in own if line['file'] == path]):
+                runs.append({'file': path, 'first': run[0]['line'],
+                             'last': run[-1]['line'], 'lines': run})
+        report.append(dict(patch, counts=counts, hunks=runs))
+    return report
+
+
+def totals(lines):
+    """(lines run by the tests, executable lines)."""
+    run = sum(1 for line in lines if line['class'] == 'tests')
+    executable = sum(1 for line in lines if line['class'] in EXECUTABLE)
+    return run, executable
+
+
+def table(report, lines):
+    """The per-patch table and the summary line."""
+    header = ('patch', 'lines') + CLASSES + ('subject',)
+    rows = [header]
+    for patch in report:
+        counts = patch['counts']
+        rows.append((patch['name'][:4], str(sum(counts.values())))
+                    + tuple(str(counts[cls]) for cls in CLASSES)
+                    + (patch['subject'],))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    out = ['  '.join(cell.rjust(widths[i]) if 0 < i < len(row) - 1
+                     else cell.ljust(widths[i])
+                     for i, cell in enumerate(row)).rstrip()
+           for row in rows]
+    run, executable = totals(lines)
+    out.append('series diff coverage: %d of %d executable lines run by the '
+               'tests' % (run, executable))
+    return '\n'.join(out)
+
+
+HTML_HEAD = '''<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>%s</title><style>
+body { font-family: sans-serif; }
+pre { margin: 0.2em 0 1em; }
+.line { display: block; white-space: pre; }
+.tests { background: #cfc; } .boot-only { background: #ffc; }
+.never { background: #fcc; } .compiled-out { color: #888; }
+.not-built { color: #888; } .no-code { color: #444; }
+td, th { padding: 0 0.6em; text-align: right; }
+</style></head><body>
+'''
+
+
+def html_page(report, lines, title):
+    """The series' lines, by patch and hunk, coloured by class, with
+    their counts (boot / tests)."""
+    out = [HTML_HEAD % html.escape(title), '<h1>%s</h1>' % html.escape(title)]
+    run, executable = totals(lines)
+    out.append('<p>series diff coverage: %d of %d executable lines run by '
+               'the tests</p>' % (run, executable))
+    out.append('<table><tr><th>patch</th>%s</tr>' % ''.join(
+        '<th>%s</th>' % cls for cls in CLASSES))
+    for patch in report:
+        out.append('<tr><td><a href="#p%s">%s</a></td>%s</tr>' % (
+            patch['name'][:4], html.escape(patch['name'][:4]),
+            ''.join('<td>%d</td>' % patch['counts'][cls] for cls in CLASSES)))
+    out.append('</table>')
+    for patch in report:
+        out.append('<h2 id="p%s">%s</h2>' % (patch['name'][:4],
+                                             html.escape(patch['name'])))
+        for hunk in patch['hunks']:
+            out.append('<h3>%s:%d-%d</h3><pre>' % (
+                html.escape(hunk['file']), hunk['first'], hunk['last']))
+            for line in hunk['lines']:
+                counts = ''
+                if line['class'] in EXECUTABLE:
+                    counts = '%d/%d' % (line['boot'], line['tests'])
+                out.append('<span class="line %s" title="%s">%6d %12s  %s'
+                           '</span>' % (
+                               line['class'].replace(' ', '-'),
+                               line['class'], line['line'], counts,
+                               html.escape(line['text'])))
+            out.append('</pre>')
+    out.append('</body></html>\n')
+    return '\n'.join(out)
+
+
+# ---------------------------------------------------------------- the run
+
+def git(tree, *args):
+    return subprocess.run(['git', '-C', tree] + list(args), check=True,
+                          capture_output=True, text=True).stdout
+
+
+def series_lines(tree, base, patches):
+    """The series' changed lines at HEAD: (file, line, patch, text), and
+    the files, patch by patch in the order of BASE..HEAD."""
+    commits = git(tree, 'rev-list', '--reverse', base + '..HEAD').split()
+    if len(commits) != len(patches):
+        raise ValueError('%d commits in %s..HEAD, %d patches'
+                         % (len(commits), base, len(patches)))
+    names = dict(zip(commits, map(os.path.basename, patches)))
+    files = [path for path in git(tree, 'diff', '--name-only', base,
+                                  'HEAD').split()
+             if path.endswith(SOURCE_SUFFIXES)
+             and os.path.exists(os.path.join(tree, path))]
+    lines = []
+    for path in files:
+        blame = git(tree, 'blame', '--porcelain', base + '..HEAD', '--',
+                    path)
+        for number, commit, text in parse_blame(blame):
+            lines.append((path, number, names[commit], text))
+    return files, lines
+
+
+def collect(tree, build, base, patches, results):
+    """The classified lines of the series, from the tree, the build and
+    the run's counters."""
+    files, changed = series_lines(tree, base, patches)
+    objects = profiled_objects(build)
+    sources = {}
+    for obj, _ in objects:
+        directory, name = os.path.split(obj)
+        sources[obj] = object_command(build, os.path.join(
+            directory, '.%s.cmd' % name))
+    kept = kept_branches(build, tree, files, sources)
+    gcov = gcov_program(build)
+    boot = read_counters(gcov, build, tree, objects, sources,
+                         os.path.join(results, 'guest', 'gcov-boot'))
+    tests = read_counters(gcov, build, tree, objects, sources,
+                          os.path.join(results, 'guest', 'gcov'))
+    enclosing = {}
+    for path in files:
+        with open(os.path.join(tree, path), errors='replace') as f:
+            enclosing[path] = branches(f.read().splitlines())[0]
+    compiled = {os.path.relpath(os.path.join(build, source), tree)
+                for source, _ in sources.values()}
+    lines = []
+    for path, number, patch, text in changed:
+        index = files.index(path)
+        built = (path in compiled if path.endswith('.c')
+                 else (index, TOP) in kept)
+        around = [(index, branch) for branch in enclosing[path][number - 1]]
+        lines.append({
+            'file': path, 'line': number, 'patch': patch, 'text': text,
+            'class': classify(path, number, built, kept, around, boot,
+                              tests),
+            'boot': boot.get((path, number), 0),
+            'tests': tests.get((path, number), 0)})
+    return lines
+
+
+def patch_names(tree, base, patches):
+    """Each patch: its file name and the subject of its commit."""
+    subjects = git(tree, 'log', '--reverse', '--format=%s',
+                   base + '..HEAD').splitlines()
+    return [{'name': os.path.basename(patch), 'subject': subject}
+            for patch, subject in zip(patches, subjects)]
+
+
+def cmd_report(args):
+    lines = collect(args.tree, args.build, args.base, args.patches,
+                    args.results)
+    patches = patch_names(args.tree, args.base, args.patches)
+    report = patch_report(patches, lines)
+    run, executable = totals(lines)
+    write_json(os.path.join(args.results, 'coverage.json'), {
+        'classes': list(CLASSES), 'run': run, 'executable': executable,
+        'patches': report})
+    with open(os.path.join(args.results, 'coverage.html'), 'w') as f:
+        f.write(html_page(report, lines, 'mm-frozen: the series\' lines '
+                          'that the tests ran'))
+    print(table(report, lines))
+    return 0
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(prog='mmfrozen.coverage')
+    sub = parser.add_subparsers(dest='command', required=True)
+    report = sub.add_parser('report')
+    report.add_argument('--tree', required=True)
+    report.add_argument('--build', required=True)
+    report.add_argument('--base', required=True)
+    report.add_argument('results')
+    report.add_argument('patches', nargs='+')
+    args = parser.parse_args(argv)
+    try:
+        return cmd_report(args)
+    except (OSError, ValueError, RuntimeError,
+            subprocess.CalledProcessError) as error:
+        print('mmfrozen.coverage: %s' % error, file=sys.stderr)
+        return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

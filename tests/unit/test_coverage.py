@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0
+"""mmfrozen.coverage: the series' lines from git blame (a real porcelain
+of a two-commit range, tests/fixtures/coverage/blame.porcelain), the
+preprocessor branches of a file and the markers that tell which ones a
+build keeps (branches.c, through the host's own gcc -E), gcov's records
+(prog.gcov.json, gcc 12's JSON of a small program), each line's class,
+the hunks and the table."""
+
+import json
+import os
+import shutil
+import subprocess
+import unittest
+
+from helpers import fixture, read
+from mmfrozen import coverage
+
+PATCH_ONE = '1c57a02bd3592a0c754817689d154ba8f629e203'
+PATCH_TWO = '5758283d180ad601e72da3745144e169c1f18a1e'
+
+
+class BlameTest(unittest.TestCase):
+
+    def test_only_the_ranges_commits(self):
+        lines = coverage.parse_blame(read(fixture('coverage', 'blame.porcelain')))
+        self.assertEqual(lines, [(2, PATCH_ONE, 'int b2;'),
+                                 (3, PATCH_TWO, 'int c3;'),
+                                 (4, PATCH_ONE, 'int d;')])
+
+
+class BranchesTest(unittest.TestCase):
+
+    def setUp(self):
+        self.lines = read(fixture('coverage', 'branches.c')).splitlines()
+
+    def test_comments_blanked_strings_kept(self):
+        code = coverage.code_lines(self.lines)
+        self.assertEqual(code[3].strip(), 'int one;')
+        self.assertEqual(code[14].strip(), '')
+        self.assertEqual(code[16], 'int after = sizeof("#if");')
+
+    def test_each_line_in_its_branches(self):
+        enclosing, openers = coverage.branches(self.lines)
+        self.assertEqual(len(enclosing), len(self.lines))
+        # #ifdef ONE is 1, "#if defined(TWO) ||" 2 (its marker after the
+        # continued line), #elif 3, #else 4, #ifndef ONE 5.
+        self.assertEqual(openers, {3: 1, 6: 2, 8: 3, 10: 4, 18: 5})
+        self.assertEqual(enclosing[1], ())            # int top;
+        self.assertEqual(enclosing[2], ())            # #ifdef ONE
+        self.assertEqual(enclosing[6], (1, 2))        # int two_or_three;
+        self.assertEqual(enclosing[7], (1,))          # #elif 1
+        self.assertEqual(enclosing[10], (1, 4))       # int never;
+        self.assertEqual(enclosing[12], ())           # #endif /* ONE */
+        self.assertEqual(enclosing[16], ())           # int after
+        self.assertEqual(enclosing[18], (5,))         # int not_one;
+
+    @unittest.skipUnless(shutil.which('gcc'), 'no gcc to preprocess with')
+    def test_the_markers_that_the_preprocessor_keeps(self):
+        marked = coverage.with_markers(
+            self.lines, 7, coverage.branches(self.lines)[1])
+        out = subprocess.run(['gcc', '-DONE', '-E', '-P', '-'], input=marked,
+                             capture_output=True, text=True, check=True)
+        self.assertEqual(coverage.found_markers(out.stdout),
+                         {(7, coverage.TOP), (7, 1), (7, 3)})
+
+
+class BuildTest(unittest.TestCase):
+
+    def test_the_compile_command_made_a_preprocessing(self):
+        words = ['ccache', 'gcc', '-Wp,-MMD,mm/.swap.o.d', '-nostdinc',
+                 '-I../include', '-DX=\'"y"\'', '-c', '-o', 'mm/swap.o',
+                 '../mm/swap.c']
+        self.assertEqual(
+            coverage.preprocess_words(words, '../mm/swap.c', '/o/mm/swap.c', '/o'),
+            ['gcc', '-nostdinc', '-I/o/include', '-I../include', '-DX=\'"y"\'',
+             '-E', '-o', '-', '/o/mm/swap.c'])
+
+    def test_gcov_records_by_tree_path(self):
+        with open(fixture('coverage', 'prog.gcov.json')) as f:
+            document = json.load(f)
+        records = coverage.gcov_records(document, '/t/.build', '/t')
+        self.assertEqual(records, {(os.path.join('.build', 'prog.c'), n): c
+                                   for n, c in ((1, 0), (3, 0), (6, 1), (8, 1),
+                                                (9, 0), (10, 1))})
+
+
+class ClassTest(unittest.TestCase):
+
+    def classify(self, built=True, kept=(), around=(), boot=None, tests=None):
+        return coverage.classify('f.c', 5, built, set(kept), around,
+                                 boot or {}, tests or {})
+
+    def test_each_class(self):
+        key = ('f.c', 5)
+        self.assertEqual(self.classify(built=False), 'not built')
+        self.assertEqual(self.classify(tests={key: 3}), 'tests')
+        self.assertEqual(self.classify(boot={key: 1}, tests={key: 0}), 'boot only')
+        self.assertEqual(self.classify(boot={key: 0}, tests={key: 0}), 'never')
+        self.assertEqual(self.classify(kept=[(0, 1)], around=[(0, 1), (0, 2)]),
+                         'compiled out')
+        self.assertEqual(self.classify(kept=[(0, 1)], around=[(0, 1)]), 'no code')
+
+
+def line(path, number, patch, cls):
+    return {'file': path, 'line': number, 'patch': patch, 'class': cls,
+            'text': '', 'boot': 0, 'tests': 0}
+
+
+class ReportTest(unittest.TestCase):
+
+    LINES = [line('a.c', 1, '0001-x.patch', 'tests'),
+             line('a.c', 2, '0001-x.patch', 'never'),
+             line('a.c', 3, '0002-y.patch', 'no code'),
+             line('a.c', 4, '0001-x.patch', 'boot only'),
+             line('b.h', 1, '0001-x.patch', 'compiled out')]
+    PATCHES = [{'name': '0001-x.patch', 'subject': 'x'},
+               {'name': '0002-y.patch', 'subject': 'y'}]
+
+    def test_hunks_split_by_patch_and_gap(self):
+        report = coverage.patch_report(self.PATCHES, self.LINES)
+        self.assertEqual([(h['file'], h['first'], h['last'])
+                          for h in report[0]['hunks']],
+                         [('a.c', 1, 2), ('a.c', 4, 4), ('b.h', 1, 1)])
+        self.assertEqual(report[0]['counts']['never'], 1)
+        self.assertEqual(report[1]['counts']['no code'], 1)
+
+    def test_table_and_diff_coverage(self):
+        report = coverage.patch_report(self.PATCHES, self.LINES)
+        text = coverage.table(report, self.LINES).splitlines()
+        self.assertEqual(text[0].split(), ['patch', 'lines', 'tests', 'boot',
+                                           'only', 'never', 'no', 'code',
+                                           'compiled', 'out', 'not', 'built',
+                                           'subject'])
+        self.assertEqual(text[1].split(), ['0001', '4', '1', '1', '1', '0', '1', '0', 'x'])
+        self.assertEqual(text[-1], 'series diff coverage: 1 of 3 executable '
+                         'lines run by the tests')
+
+    def test_page_escapes_and_colours(self):
+        lines = [dict(self.LINES[0], text='a < b')]
+        page = coverage.html_page(coverage.patch_report(self.PATCHES[:1], lines),
+                                  lines, 'T')
+        self.assertIn('class="line tests"', page)
+        self.assertIn('a &lt; b', page)
+
+
+if __name__ == '__main__':
+    unittest.main()
