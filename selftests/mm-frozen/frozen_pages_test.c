@@ -13,6 +13,9 @@
  *
  * If MMF_RESULTS names a writable directory, the counts of every check go
  * to $MMF_RESULTS/counts.json.
+ *
+ * The contig tests check the refcounts of the pages that
+ * alloc_contig_range() hands out, with mm_frozen_cases.ko.
  */
 
 #include <errno.h>
@@ -684,6 +687,68 @@ TEST_F(knob, slab_frozen_1_no_atomic)
 	EXPECT_EQ(t->pages, t->no_atomics)
 		TH_LOG("slab pages with a refcount atomic: %u",
 		       t->pages - t->no_atomics);
+}
+
+/*
+ * alloc_contig_range() hands out pages refcounted for their owner's put:
+ * with __GFP_COMP one compound page with its head at 1 (the
+ * set_page_refcounted() that 0004 moves to the caller of prep_new_page()),
+ * its tails at 0; without, every page at 1.  mm_frozen_cases.ko's
+ * contig cases take a free movable block of MAX_PAGE_ORDER each.
+ */
+FIXTURE(contig) {
+	struct case_env env;
+	char why[1024];
+};
+
+FIXTURE_SETUP(contig)
+{
+	const char *why = cases_ready(self->why, sizeof(self->why));
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, open_window(_metadata, &self->env, NULL));
+}
+
+FIXTURE_TEARDOWN(contig)
+{
+	kmsg_end(&self->env.kmsg);
+}
+
+#define CONTIG_MISSING "no alloc_contig_range() (CONFIG_CONTIG_ALLOC=n)"
+
+TEST_F(contig, compound_head_refcounted)
+{
+	struct case_env *env = &self->env;
+	int ret = run_logged(env, "contig_compound", 0);
+
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, CONTIG_MISSING);
+	ASSERT_EQ(0, ret)
+		TH_LOG("alloc_contig_range() of a free movable block: %s",
+		       strerror(-ret));
+	ASSERT_EQ(1, res(env, "head")) TH_LOG("not a compound page");
+	EXPECT_EQ(res(env, "order"), res(env, "compound_order"));
+	EXPECT_EQ(1, res(env, "head_refcount"))
+		TH_LOG("the head's refcount is not the one its owner puts");
+	EXPECT_EQ(0, res(env, "tails_refcounted"));
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+TEST_F(contig, split_pages_refcounted)
+{
+	struct case_env *env = &self->env;
+	int ret = run_logged(env, "contig_split", 0);
+
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, CONTIG_MISSING);
+	ASSERT_EQ(0, ret)
+		TH_LOG("alloc_contig_range() of a free movable block: %s",
+		       strerror(-ret));
+	EXPECT_EQ(1LL << res(env, "order"), res(env, "pages"));
+	EXPECT_EQ(0, res(env, "pages_not_refcounted_once"))
+		TH_LOG("pages whose refcount is not the 1 that their owner puts");
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
 }
 
 TEST_HARNESS_MAIN

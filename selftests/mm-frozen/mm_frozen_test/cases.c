@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mm_frozen_cases - runs the hazard cases (hazard.c), the fault
- * injection cases (fault.c) and the memory pressure cases (pressure.c) of
- * the mm-frozen tests on demand.
+ * injection cases (fault.c), the memory pressure cases (pressure.c) and
+ * the contiguous range cases (contig.c) of the mm-frozen tests on demand.
  *
  * Each file of /sys/kernel/debug/mm_frozen_cases/ is one case: a write
  * runs it, with the number written as its parameter, and a read on the
@@ -29,6 +29,7 @@ static const struct mfc_group *mfc_groups[] = {
 	&mfc_hazard_group,
 	&mfc_fault_group,
 	&mfc_pressure_group,
+	&mfc_contig_group,
 };
 
 static struct dentry *mfc_dir;
@@ -92,7 +93,8 @@ static const struct file_operations mfc_fops = {
 static void mfc_exit_groups(unsigned int nr)
 {
 	while (nr--)
-		mfc_groups[nr]->exit();
+		if (mfc_groups[nr]->exit)
+			mfc_groups[nr]->exit();
 }
 
 static int __init mfc_init(void)
@@ -102,7 +104,7 @@ static int __init mfc_init(void)
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(mfc_groups); i++) {
-		ret = mfc_groups[i]->init();
+		ret = mfc_groups[i]->init ? mfc_groups[i]->init() : 0;
 		if (ret) {
 			mfc_exit_groups(i);
 			return ret;

@@ -21,7 +21,7 @@ struct mfc_case {
 	int (*run)(struct mfc_result *r, unsigned int arg);
 };
 
-/* A group of cases with what they need set up first. */
+/* A group of cases with what they need set up first, if anything. */
 struct mfc_group {
 	const struct mfc_case *cases;
 	unsigned int nr_cases;
@@ -32,6 +32,7 @@ struct mfc_group {
 extern const struct mfc_group mfc_hazard_group;
 extern const struct mfc_group mfc_fault_group;
 extern const struct mfc_group mfc_pressure_group;
+extern const struct mfc_group mfc_contig_group;
 
 __printf(2, 3) void mfc_report(struct mfc_result *r, const char *fmt, ...);
 
