@@ -7,28 +7,38 @@
 # (guest-init/stage2.sh), and mmfrozen.coverage's report of each line
 # that the series changes, by patch and hunk.
 
+# The lines that the series changes and no run of the target reaches,
+# each with its reason: the gate of "runner.sh coverage".
+readonly COVERAGE_UNRUN="$MMF_ROOT/tests/coverage-unrun.txt"
+
 # coverage_report RESULTS [STATUS]: the table, RESULTS/coverage.json and
-# coverage.html, from the counters the guest left; the command's exit
-# report when the tests failed, so that a failed run reports what ran.
+# coverage.html, from the counters the guest left, and the gate: 0, 1
+# when a line not run is not in COVERAGE_UNRUN, 2 when there is no
+# report.  The command's exit report when the tests failed, so that a
+# failed run reports what ran.
 # shellcheck disable=SC2317 # called by the trap
 coverage_report() {
+	local status=0
 	local -a patches
 	if [ ! -d "$1/guest/gcov" ]; then
 		say "coverage: the guest left no counters in $1/guest/gcov: no report"
-		return 1
+		return 2
 	fi
 	stage "Report the series' lines that the tests ran"
 	mapfile -t patches < <(run_patches)
 	mmf_py coverage report --tree "$TREE" --build "$BUILD" --base "$BASE_TAG" \
-		"$1" "${patches[@]}" > "$1/coverage.txt" || return
+		--unrun "$COVERAGE_UNRUN" "$1" "${patches[@]}" > "$1/coverage.txt" || status=$?
 	indent < "$1/coverage.txt"
+	[ "$status" != 2 ] || return 2
 	say "    report: $1/coverage.html, coverage.json, coverage.txt"
+	return "$status"
 }
 
 # cmd_coverage: the stages of run on the coverage variant, then the
 # report.
 # shellcheck disable=SC2034 # EXIT_REPORT: run by core.sh's trap
 cmd_coverage() {
+	local status=0
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
 	say "mm-frozen: coverage of the series on $SOURCE_LABEL, results $RESULTS"
@@ -36,7 +46,10 @@ cmd_coverage() {
 	EXIT_REPORT=(coverage_report "$RESULTS")
 	stages_test "$RESULTS"
 	EXIT_REPORT=()
-	coverage_report "$RESULTS" || die "$E_INTERNAL" "coverage: no report written"
+	coverage_report "$RESULTS" || status=$?
+	[ "$status" != 2 ] || die "$E_INTERNAL" "coverage: no report written"
 	stage_end
 	say "mm-frozen: done in $(elapsed "$RUN_T0")s"
+	[ "$status" = 0 ] ||
+		die "$E_TESTS" "coverage: lines that the tests did not run, not in $COVERAGE_UNRUN"
 }

@@ -19,8 +19,9 @@
 # statuses' teeth: the series without its tracepoint, whose skips must
 # fail the run, the whole
 # target under KASAN, kmemleak and page_owner, the sanitizers' teeth:
-# bugs put in on purpose that they must report, and the series' mutants,
-# which the suite must kill.  Each step is one
+# bugs put in on purpose that they must report, the series' mutants,
+# which the suite must kill, and the coverage of the series' lines, every
+# line not run listed with its reason.  Each step is one
 # result; the last line sums them up.  Options are passed to every
 # runner.sh call.
 #
@@ -73,6 +74,7 @@ if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step tooth-leak tests/expect-tooth.sh leak "$@"
 	step tooth-double-free tests/expect-tooth.sh double-free "$@"
 	step mutants ./runner.sh "$@" mutants
+	step coverage ./runner.sh "$@" coverage
 fi
 
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"

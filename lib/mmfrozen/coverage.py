@@ -49,6 +49,8 @@ from mmfrozen.results import write_json
 CLASSES = ('tests', 'boot only', 'never', 'no code', 'compiled out',
            'not built')
 EXECUTABLE = ('tests', 'boot only', 'never')
+# What the gate holds to its list: code that the tests did not run.
+GATED = ('boot only', 'never', 'compiled out', 'not built')
 SOURCE_SUFFIXES = ('.c', '.h')
 
 BLAME_HEADER = re.compile(r'^([0-9a-f]{40}) \d+ (\d+)(?: \d+)?$')
@@ -111,12 +113,15 @@ def code_lines(lines):
 
 
 def branches(lines):
-    """The preprocessor branches of a file: (enclosing, openers).
+    """The preprocessor branches of a file: (enclosing, openers, labels).
     enclosing[i] is the tuple of branch numbers that line i + 1 sits in
     (a directive sits in those around it); openers maps the line after
     which each branch's marker goes (the last of its directive's
-    continued lines) to the branch number, numbered from 1."""
-    enclosing, openers, stack, count = [], {}, [], 0
+    continued lines) to the branch number, numbered from 1; labels maps
+    each branch to its directive, an #elif's or #else's after its #if's
+    ("#ifdef CONFIG_NUMA / #else")."""
+    enclosing, openers, labels, stack, count = [], {}, {}, [], 0
+    conditionals = []
     code = code_lines(lines)
     number = 0
     while number < len(code):
@@ -129,11 +134,20 @@ def branches(lines):
             stack.pop()
         enclosing.extend([tuple(stack)] * (last - number + 1))
         if kind and kind != 'endif':
+            text = ' '.join(' '.join(part.rstrip('\\').split())
+                            for part in code[number:last + 1]).strip()
+            if kind.startswith('if'):
+                conditionals.append(text)
+            elif conditionals:
+                text = '%s / %s' % (conditionals[-1], text)
             count += 1
             stack.append(count)
             openers[last + 1] = count
+            labels[count] = text
+        elif kind == 'endif' and conditionals:
+            conditionals.pop()
         number = last + 1
-    return enclosing, openers
+    return enclosing, openers, labels
 
 
 def with_markers(lines, file_index, openers):
@@ -251,23 +265,23 @@ def gcov_program(build):
     raise RuntimeError('no gcov of gcc %d' % major)
 
 
-def gcov_records(gcov_json, build, tree):
-    """{(tree-relative file, line): count} of one gcov JSON document."""
-    records = {}
+def gcov_records(gcov_json, build, tree, counts, functions):
+    """One gcov JSON document's lines added to COUNTS, {(tree-relative
+    file, line): count}, and their functions to FUNCTIONS."""
     for entry in gcov_json['files']:
         path = os.path.relpath(os.path.normpath(
             os.path.join(build, entry['file'])), tree)
         for line in entry['lines']:
             key = (path, line['line_number'])
-            records[key] = records.get(key, 0) + line['count']
-    return records
+            counts[key] = counts.get(key, 0) + line['count']
+            functions.setdefault(key, line.get('function_name', ''))
 
 
 def read_counters(gcov, build, tree, objects, sources, counters):
-    """{(file, line): count} over the profiled objects, from the .gcda
-    files under COUNTERS (the build's path inside it); an object without
-    one counts 0 everywhere."""
-    records = {}
+    """({(file, line): count}, {(file, line): function}) over the
+    profiled objects, from the .gcda files under COUNTERS (the build's
+    path inside it); an object without one counts 0 everywhere."""
+    counts, functions = {}, {}
     with tempfile.TemporaryDirectory(prefix='mmf-gcov-') as scratch:
         for obj, gcno in objects:
             shutil.copy(os.path.join(build, gcno), scratch)
@@ -280,12 +294,11 @@ def read_counters(gcov, build, tree, objects, sources, counters):
                  sources[obj][0]], cwd=build, capture_output=True,
                 text=True, check=True)
             for document in run.stdout.splitlines():
-                for key, count in gcov_records(
-                        json.loads(document), build, tree).items():
-                    records[key] = records.get(key, 0) + count
+                gcov_records(json.loads(document), build, tree, counts,
+                             functions)
             for name in os.listdir(scratch):
                 os.unlink(os.path.join(scratch, name))
-    return records
+    return counts, functions
 
 
 # ---------------------------------------------------------------- classes
@@ -437,6 +450,17 @@ def series_lines(tree, base, patches):
     return files, lines
 
 
+def where(cls, key, functions, dropped):
+    """Where a line is, as the gate's list names it: the function of an
+    executable line, the directive of the innermost branch that drops a
+    compiled out one; nothing for the others."""
+    if cls in EXECUTABLE:
+        return functions.get(key, '')
+    if cls == 'compiled out':
+        return dropped[-1]
+    return ''
+
+
 def collect(tree, build, base, patches, results):
     """The classified lines of the series, from the tree, the build and
     the run's counters."""
@@ -449,14 +473,15 @@ def collect(tree, build, base, patches, results):
             directory, '.%s.cmd' % name))
     kept = kept_branches(build, tree, files, sources)
     gcov = gcov_program(build)
-    boot = read_counters(gcov, build, tree, objects, sources,
-                         os.path.join(results, 'guest', 'gcov-boot'))
-    tests = read_counters(gcov, build, tree, objects, sources,
-                          os.path.join(results, 'guest', 'gcov'))
-    enclosing = {}
+    boot, functions = read_counters(
+        gcov, build, tree, objects, sources,
+        os.path.join(results, 'guest', 'gcov-boot'))
+    tests, _ = read_counters(gcov, build, tree, objects, sources,
+                             os.path.join(results, 'guest', 'gcov'))
+    structure = {}
     for path in files:
         with open(os.path.join(tree, path), errors='replace') as f:
-            enclosing[path] = branches(f.read().splitlines())[0]
+            structure[path] = branches(f.read().splitlines())
     compiled = {os.path.relpath(os.path.join(build, source), tree)
                 for source, _ in sources.values()}
     lines = []
@@ -464,14 +489,68 @@ def collect(tree, build, base, patches, results):
         index = files.index(path)
         built = (path in compiled if path.endswith('.c')
                  else (index, TOP) in kept)
-        around = [(index, branch) for branch in enclosing[path][number - 1]]
+        enclosing, _, labels = structure[path]
+        around = [(index, branch) for branch in enclosing[number - 1]]
+        key = (path, number)
+        cls = classify(path, number, built, kept, around, boot, tests)
+        dropped = [labels[branch] for i, branch in around
+                   if (i, branch) not in kept]
         lines.append({
             'file': path, 'line': number, 'patch': patch, 'text': text,
-            'class': classify(path, number, built, kept, around, boot,
-                              tests),
-            'boot': boot.get((path, number), 0),
-            'tests': tests.get((path, number), 0)})
+            'class': cls, 'where': where(cls, key, functions, dropped),
+            'boot': boot.get(key, 0), 'tests': tests.get(key, 0)})
     return lines
+
+
+# ---------------------------------------------------------------- the gate
+
+def read_unrun(path):
+    """The gate's list: (file, where, reason) a line, tab-separated; where
+    "*" is the whole file; "#" starts a comment line."""
+    entries = []
+    with open(path) as f:
+        for number, row in enumerate(f, 1):
+            if not row.strip() or row.startswith('#'):
+                continue
+            fields = row.rstrip('\n').split('\t')
+            if len(fields) != 3 or not all(f.strip() for f in fields):
+                raise ValueError('%s:%d: not FILE<TAB>WHERE<TAB>REASON'
+                                 % (path, number))
+            entries.append(tuple(fields))
+    return entries
+
+
+def gate(lines, entries):
+    """(the lines that the tests did not run, with code, that no entry
+    lists; the entries that list no such line)."""
+    used, unlisted = set(), []
+    for line in lines:
+        if line['class'] not in GATED:
+            continue
+        matches = [entry for entry in entries if entry[0] == line['file']
+                   and entry[1] in ('*', line['where'])]
+        used.update(matches)
+        if not matches:
+            unlisted.append(line)
+    return unlisted, [entry for entry in entries if entry not in used]
+
+
+def gate_text(unlisted, stale, list_name):
+    """What the gate found, as the report prints it."""
+    out = []
+    if unlisted:
+        out.append('gate: %d lines neither run by the tests nor listed in '
+                   '%s:' % (len(unlisted), list_name))
+        out += ['  %s:%d  %s  [%s] %s' % (line['file'], line['line'],
+                                          line['class'], line['where'],
+                                          line['text'].strip())
+                for line in unlisted]
+    else:
+        out.append('gate: every line not run by the tests is listed in %s'
+                   % list_name)
+    out += ['gate: listed, but no line not run is there: %s %s'
+            % entry[:2] for entry in stale]
+    return '\n'.join(out)
 
 
 def patch_names(tree, base, patches):
@@ -495,7 +574,11 @@ def cmd_report(args):
         f.write(html_page(report, lines, 'mm-frozen: the series\' lines '
                           'that the tests ran'))
     print(table(report, lines))
-    return 0
+    if not args.unrun:
+        return 0
+    unlisted, stale = gate(lines, read_unrun(args.unrun))
+    print(gate_text(unlisted, stale, os.path.basename(args.unrun)))
+    return 1 if unlisted else 0
 
 
 def main(argv):
@@ -505,6 +588,7 @@ def main(argv):
     report.add_argument('--tree', required=True)
     report.add_argument('--build', required=True)
     report.add_argument('--base', required=True)
+    report.add_argument('--unrun')
     report.add_argument('results')
     report.add_argument('patches', nargs='+')
     args = parser.parse_args(argv)

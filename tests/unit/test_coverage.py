@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import unittest
 
-from helpers import fixture, read
+from helpers import ScratchTest, fixture, read, write
 from mmfrozen import coverage
 
 PATCH_ONE = '1c57a02bd3592a0c754817689d154ba8f629e203'
@@ -40,7 +40,7 @@ class BranchesTest(unittest.TestCase):
         self.assertEqual(code[16], 'int after = sizeof("#if");')
 
     def test_each_line_in_its_branches(self):
-        enclosing, openers = coverage.branches(self.lines)
+        enclosing, openers, _ = coverage.branches(self.lines)
         self.assertEqual(len(enclosing), len(self.lines))
         # #ifdef ONE is 1, "#if defined(TWO) ||" 2 (its marker after the
         # continued line), #elif 3, #else 4, #ifndef ONE 5.
@@ -53,6 +53,15 @@ class BranchesTest(unittest.TestCase):
         self.assertEqual(enclosing[12], ())           # #endif /* ONE */
         self.assertEqual(enclosing[16], ())           # int after
         self.assertEqual(enclosing[18], (5,))         # int not_one;
+
+    def test_each_branch_named_by_its_directives(self):
+        labels = coverage.branches(self.lines)[2]
+        self.assertEqual(labels, {
+            1: '#ifdef ONE',
+            2: '#if defined(TWO) || defined(THREE)',
+            3: '#if defined(TWO) || defined(THREE) / #elif 1',
+            4: '#if defined(TWO) || defined(THREE) / #else',
+            5: '#ifndef ONE'})
 
     @unittest.skipUnless(shutil.which('gcc'), 'no gcc to preprocess with')
     def test_the_markers_that_the_preprocessor_keeps(self):
@@ -78,10 +87,14 @@ class BuildTest(unittest.TestCase):
     def test_gcov_records_by_tree_path(self):
         with open(fixture('coverage', 'prog.gcov.json')) as f:
             document = json.load(f)
-        records = coverage.gcov_records(document, '/t/.build', '/t')
-        self.assertEqual(records, {(os.path.join('.build', 'prog.c'), n): c
-                                   for n, c in ((1, 0), (3, 0), (6, 1), (8, 1),
-                                                (9, 0), (10, 1))})
+        counts, functions = {}, {}
+        coverage.gcov_records(document, '/t/.build', '/t', counts, functions)
+        coverage.gcov_records(document, '/t/.build', '/t', counts, functions)
+        path = os.path.join('.build', 'prog.c')
+        self.assertEqual(counts, {(path, n): 2 * c for n, c in (
+            (1, 0), (3, 0), (6, 1), (8, 1), (9, 0), (10, 1))})
+        self.assertEqual(functions[(path, 3)], 'twice')
+        self.assertEqual(functions[(path, 9)], 'main')
 
 
 class ClassTest(unittest.TestCase):
@@ -101,9 +114,9 @@ class ClassTest(unittest.TestCase):
         self.assertEqual(self.classify(kept=[(0, 1)], around=[(0, 1)]), 'no code')
 
 
-def line(path, number, patch, cls):
+def line(path, number, patch, cls, where=''):
     return {'file': path, 'line': number, 'patch': patch, 'class': cls,
-            'text': '', 'boot': 0, 'tests': 0}
+            'where': where, 'text': '', 'boot': 0, 'tests': 0}
 
 
 class ReportTest(unittest.TestCase):
@@ -141,6 +154,35 @@ class ReportTest(unittest.TestCase):
                                   lines, 'T')
         self.assertIn('class="line tests"', page)
         self.assertIn('a &lt; b', page)
+
+
+class GateTest(ScratchTest):
+
+    LINES = [line('a.c', 1, 'p', 'tests', 'f'),
+             line('a.c', 2, 'p', 'never', 'f'),
+             line('a.c', 3, 'p', 'never', 'g'),
+             line('a.c', 4, 'p', 'no code'),
+             line('b.h', 1, 'p', 'compiled out', '#ifndef X'),
+             line('c.c', 1, 'p', 'not built')]
+
+    def unrun(self, text):
+        return coverage.read_unrun(write(os.path.join(self.tmp, 'unrun'), text))
+
+    def test_each_unrun_line_listed_by_file_and_where(self):
+        entries = self.unrun('# comment\n\na.c\tf\terror path\n'
+                             'b.h\t#ifndef X\tthe other config\nc.c\t*\tnot here\n'
+                             'a.c\tgone\tstale\n')
+        unlisted, stale = coverage.gate(self.LINES, entries)
+        self.assertEqual([(l['file'], l['line']) for l in unlisted], [('a.c', 3)])
+        self.assertEqual(stale, [('a.c', 'gone', 'stale')])
+        text = coverage.gate_text(unlisted, stale, 'unrun')
+        self.assertIn('gate: 1 lines neither run by the tests nor listed in unrun:', text)
+        self.assertIn('a.c:3  never  [g]', text)
+        self.assertIn('gate: listed, but no line not run is there: a.c gone', text)
+
+    def test_an_entry_without_a_reason_is_an_error(self):
+        with self.assertRaisesRegex(ValueError, 'unrun:1: not FILE'):
+            self.unrun('a.c\tf\n')
 
 
 if __name__ == '__main__':
