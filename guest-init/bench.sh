@@ -11,16 +11,16 @@
 #          CASE-ORDER.rounds
 #   count  each case once, with the page_ref events of its threads
 #          (bench_frozen/CPU runs A, bench_refcnt/CPU runs B) counted per
-#          path by hist triggers, untimed (CONFIG_DEBUG_PAGE_REF):
+#          path by hist triggers, untimed (CONFIG_DEBUG_PAGE_REF), by the
+#          target's selftests/mm-frozen/bench_count.sh:
 #          CASE-ORDER.count, lines "EVENT PATH COUNT" and "dropped N"
 #
 # quick: fewer rounds and operations, for the guard in make check.
 
 set -eu
 
-BENCH=/sys/kernel/debug/frozen_pages/bench
-TRACEFS=/sys/kernel/tracing
-INSTANCE=$TRACEFS/instances/mmf_bench
+# shellcheck source=../selftests/mm-frozen/bench_count.sh
+. "${MMF_ROOT:?not set: run through runner.sh}/selftests/mm-frozen/bench_count.sh"
 OUT="${MMF_RESULTS:?not set: run through runner.sh}/bench"
 MODE=${1:?usage: bench.sh time|count [full|quick]}
 SIZE=${2:-full}
@@ -51,44 +51,9 @@ time_case() { # time_case CASE ORDER ITERS ROUNDS
 	cat "$BENCH" > "$OUT/$1-$2.rounds"
 }
 
-# The atomic refcount operations (page_ref_set is a plain store, counted
-# beside them), each a hist trigger keyed by thread, for the bench's
-# threads only.
-PAGE_REF_EVENTS="page_ref_set page_ref_mod page_ref_mod_and_test
-page_ref_mod_and_return page_ref_mod_unless page_ref_freeze page_ref_unfreeze"
-TRIGGER='hist:keys=common_pid.execname:size=256 if comm ~ "bench_*"'
-
-# set_triggers [!]: creates the triggers, or with "!" removes them.
-set_triggers() {
-	for e in $PAGE_REF_EVENTS; do
-		echo "${1:-}$TRIGGER" >> "$INSTANCE/events/page_ref/$e/trigger" ||
-			die "cannot set \"${1:-}$TRIGGER\" on page_ref:$e"
-	done
-}
-
 count_case() { # count_case CASE ORDER ITERS ROUNDS
-	out="$OUT/$1-$2.count" rounds=1
-	mkdir "$INSTANCE"
-	set_triggers
-	run_case "$1" "$2" "$3" "$rounds"
-	: > "$out"
-	for e in $PAGE_REF_EVENTS; do
-		# { common_pid: bench_frozen/0 [  123] } hitcount: 2000
-		awk -v e="$e" '
-			/hitcount:/ {
-				path = ($0 ~ /bench_frozen/) ? "A" : ($0 ~ /bench_refcnt/) ? "B" : "?"
-				n[path] += $NF
-			}
-			/^ *Dropped:/ { dropped += $2 }
-			END {
-				printf "%s A %d\n%s B %d\n", e, n["A"], e, n["B"]
-				if (n["?"]) printf "%s ? %d\n", e, n["?"]
-				printf "dropped %d\n", dropped
-			}' "$INSTANCE/events/page_ref/$e/hist" >> "$out"
-	done
-	echo "iters $3" >> "$out"
-	set_triggers !
-	rmdir "$INSTANCE"
+	bench_count "$1" "$2" "$3" "$OUT/$1-$2.count" ||
+		die "cannot count \"$1 $2 $3\" with hist triggers"
 }
 
 [ -w "$BENCH" ] || die "no $BENCH: a kernel without CONFIG_FROZEN_PAGES_BENCH"

@@ -26,11 +26,17 @@ every line that opens a branch, each profiled object is preprocessed
 with its own kbuild command (its .o.cmd) on the overlay, and a branch is
 kept if its marker comes out.
 
+The gate: a list of the lines that the tests do not run, each with its
+reason (tests/coverage-unrun.txt, read_unrun()), against which every
+line that they did not run is held.
+
 Usage: python3 -m mmfrozen.coverage report --tree TREE --build BUILD
-           --base REF RESULTS PATCH...
+           --base REF [--unrun LIST] RESULTS PATCH...
            PATCH...: the series' patch files in order, one a commit of
            BASE..HEAD; writes RESULTS/coverage.json and coverage.html
-           and prints the table and the series' diff coverage
+           and prints the table and the series' diff coverage; with
+           LIST, the gate: exit status 1 when a line that the tests did
+           not run is not in LIST
 """
 
 import argparse
@@ -188,17 +194,17 @@ def preprocess_words(words, source, copy, overlay):
     COPY, the overlay's copy of SOURCE, with the overlay's include/
     first: no ccache, no dependency file, the output on stdout."""
     out = []
-    skip = 0
+    skip = False
     for word in words:
         if skip:
-            skip -= 1
+            skip = False
             continue
         if word == 'ccache' and not out:
             continue
         if word.startswith('-Wp,-MMD') or word.startswith('-Wp,-MD'):
             continue
         if word == '-o':
-            skip = 1
+            skip = True
             continue
         if word in ('-c', source):
             continue
