@@ -418,10 +418,13 @@ def html_page(report, lines, title):
                 counts = ''
                 if line['class'] in EXECUTABLE:
                     counts = '%d/%d' % (line['boot'], line['tests'])
+                title = line['class']
+                if line.get('reason'):
+                    title += ': ' + line['reason']
                 out.append('<span class="line %s" title="%s">%6d %12s  %s'
                            '</span>' % (
                                line['class'].replace(' ', '-'),
-                               line['class'], line['line'], counts,
+                               html.escape(title), line['line'], counts,
                                html.escape(line['text'])))
             out.append('</pre>')
     out.append('</body></html>\n')
@@ -528,7 +531,8 @@ def read_unrun(path):
 
 def gate(lines, entries):
     """(the lines that the tests did not run, with code, that no entry
-    lists; the entries that list no such line)."""
+    lists; the entries that list no such line).  Each listed line gets
+    its entry's reason."""
     used, unlisted = set(), []
     for line in lines:
         if line['class'] not in GATED:
@@ -536,7 +540,9 @@ def gate(lines, entries):
         matches = [entry for entry in entries if entry[0] == line['file']
                    and entry[1] in ('*', line['where'])]
         used.update(matches)
-        if not matches:
+        if matches:
+            line['reason'] = matches[0][2]
+        else:
             unlisted.append(line)
     return unlisted, [entry for entry in entries if entry not in used]
 
@@ -573,16 +579,24 @@ def cmd_report(args):
     patches = patch_names(args.tree, args.base, args.patches)
     report = patch_report(patches, lines)
     run, executable = totals(lines)
-    write_json(os.path.join(args.results, 'coverage.json'), {
-        'classes': list(CLASSES), 'run': run, 'executable': executable,
-        'patches': report})
+    summary = {'classes': list(CLASSES), 'run': run,
+               'executable': executable}
+    if args.unrun:
+        unlisted, stale = gate(lines, read_unrun(args.unrun))
+        summary['gate'] = {
+            'list': args.unrun,
+            'unlisted': [{key: line[key] for key in ('file', 'line', 'class',
+                                                     'where')}
+                         for line in unlisted],
+            'stale': [{'file': e[0], 'where': e[1]} for e in stale]}
+    write_json(os.path.join(args.results, 'coverage.json'),
+               dict(summary, patches=report))
     with open(os.path.join(args.results, 'coverage.html'), 'w') as f:
         f.write(html_page(report, lines, 'mm-frozen: the series\' lines '
                           'that the tests ran'))
     print(table(report, lines))
     if not args.unrun:
         return 0
-    unlisted, stale = gate(lines, read_unrun(args.unrun))
     print(gate_text(unlisted, stale, os.path.basename(args.unrun)))
     return 1 if unlisted else 0
 

@@ -149,11 +149,13 @@ class ReportTest(unittest.TestCase):
                          'lines run by the tests')
 
     def test_page_escapes_and_colours(self):
-        lines = [dict(self.LINES[0], text='a < b')]
+        lines = [dict(self.LINES[0], text='a < b'),
+                 dict(self.LINES[1], reason='an "error" path')]
         page = coverage.html_page(coverage.patch_report(self.PATCHES[:1], lines),
                                   lines, 'T')
         self.assertIn('class="line tests"', page)
         self.assertIn('a &lt; b', page)
+        self.assertIn('title="never: an &quot;error&quot; path"', page)
 
 
 class GateTest(ScratchTest):
@@ -172,9 +174,12 @@ class GateTest(ScratchTest):
         entries = self.unrun('# comment\n\na.c\tf\terror path\n'
                              'b.h\t#ifndef X\tthe other config\nc.c\t*\tnot here\n'
                              'a.c\tgone\tstale\n')
-        unlisted, stale = coverage.gate(self.LINES, entries)
+        lines = [dict(line) for line in self.LINES]
+        unlisted, stale = coverage.gate(lines, entries)
         self.assertEqual([(l['file'], l['line']) for l in unlisted], [('a.c', 3)])
         self.assertEqual(stale, [('a.c', 'gone', 'stale')])
+        self.assertEqual(lines[1]['reason'], 'error path')
+        self.assertEqual(lines[4]['reason'], 'the other config')
         text = coverage.gate_text(unlisted, stale, 'unrun')
         self.assertIn('gate: 1 lines neither run by the tests nor listed in unrun:', text)
         self.assertIn('a.c:3  never  [g]', text)
