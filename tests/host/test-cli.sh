@@ -45,6 +45,7 @@ expect_usage_error '--config .*/no-such.config: no such file' --config "$TMP/no-
 expect_usage_error 'series checks the series as patches/ has it: no --with, --config or --mutant' \
 	series --config "$MMF_ROOT/config/variant-bench.config"
 expect_usage_error 'series checks the series, not the baseline' series --baseline
+expect_usage_error 'coverage runs the coverage variant, not kasan' coverage --variant kasan
 mutant=$(find "$MMF_ROOT/tests/mutants" -name '*.patch' | sort | head -n 1)
 expect_usage_error 'mutants: no mutant no-such-mutant in ' mutants no-such-mutant
 expect_usage_error 'mutants are the whole series and a mutant each, by name: no --drop, --with or --mutant' \
