@@ -22,6 +22,8 @@ never a verdict's status), with lib/ on PYTHONPATH:
   summary     pages and refcount atomics per path, patched beside baseline
   bench       the bench's report, table, plot and guard
   coverage    the series' lines that the tests ran, by patch and hunk
+  kbuild      an object's kbuild command, and the preprocessor branches
+              it keeps
 
 The tests are tests/unit/test_*.py, on fixtures from real runs in
 tests/fixtures/.  Only the standard library is used, and Debian's

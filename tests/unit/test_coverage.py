@@ -1,15 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """mmfrozen.coverage: the series' lines from git blame (a real porcelain
-of a two-commit range, tests/fixtures/coverage/blame.porcelain), the
-preprocessor branches of a file and the markers that tell which ones a
-build keeps (branches.c, through the host's own gcc -E), gcov's records
-(prog.gcov.json, gcc 12's JSON of a small program), each line's class,
-the hunks and the table."""
+of a two-commit range, tests/fixtures/coverage/blame.porcelain), gcov's
+records (prog.gcov.json, gcc 12's JSON of a small program), each line's
+class, the hunks, the table, the page and the gate."""
 
 import json
 import os
-import shutil
-import subprocess
 import unittest
 
 from helpers import ScratchTest, fixture, read, write
@@ -28,61 +24,7 @@ class BlameTest(unittest.TestCase):
                                  (4, PATCH_ONE, 'int d;')])
 
 
-class BranchesTest(unittest.TestCase):
-
-    def setUp(self):
-        self.lines = read(fixture('coverage', 'branches.c')).splitlines()
-
-    def test_comments_blanked_strings_kept(self):
-        code = coverage.code_lines(self.lines)
-        self.assertEqual(code[3].strip(), 'int one;')
-        self.assertEqual(code[14].strip(), '')
-        self.assertEqual(code[16], 'int after = sizeof("#if");')
-
-    def test_each_line_in_its_branches(self):
-        enclosing, openers, _ = coverage.branches(self.lines)
-        self.assertEqual(len(enclosing), len(self.lines))
-        # #ifdef ONE is 1, "#if defined(TWO) ||" 2 (its marker after the
-        # continued line), #elif 3, #else 4, #ifndef ONE 5.
-        self.assertEqual(openers, {3: 1, 6: 2, 8: 3, 10: 4, 18: 5})
-        self.assertEqual(enclosing[1], ())            # int top;
-        self.assertEqual(enclosing[2], ())            # #ifdef ONE
-        self.assertEqual(enclosing[6], (1, 2))        # int two_or_three;
-        self.assertEqual(enclosing[7], (1,))          # #elif 1
-        self.assertEqual(enclosing[10], (1, 4))       # int never;
-        self.assertEqual(enclosing[12], ())           # #endif /* ONE */
-        self.assertEqual(enclosing[16], ())           # int after
-        self.assertEqual(enclosing[18], (5,))         # int not_one;
-
-    def test_each_branch_named_by_its_directives(self):
-        labels = coverage.branches(self.lines)[2]
-        self.assertEqual(labels, {
-            1: '#ifdef ONE',
-            2: '#if defined(TWO) || defined(THREE)',
-            3: '#if defined(TWO) || defined(THREE) / #elif 1',
-            4: '#if defined(TWO) || defined(THREE) / #else',
-            5: '#ifndef ONE'})
-
-    @unittest.skipUnless(shutil.which('gcc'), 'no gcc to preprocess with')
-    def test_the_markers_that_the_preprocessor_keeps(self):
-        marked = coverage.with_markers(
-            self.lines, 7, coverage.branches(self.lines)[1])
-        out = subprocess.run(['gcc', '-DONE', '-E', '-P', '-'], input=marked,
-                             capture_output=True, text=True, check=True)
-        self.assertEqual(coverage.found_markers(out.stdout),
-                         {(7, coverage.TOP), (7, 1), (7, 3)})
-
-
-class BuildTest(unittest.TestCase):
-
-    def test_the_compile_command_made_a_preprocessing(self):
-        words = ['ccache', 'gcc', '-Wp,-MMD,mm/.swap.o.d', '-nostdinc',
-                 '-I../include', '-DX=\'"y"\'', '-c', '-o', 'mm/swap.o',
-                 '../mm/swap.c']
-        self.assertEqual(
-            coverage.preprocess_words(words, '../mm/swap.c', '/o/mm/swap.c', '/o'),
-            ['gcc', '-nostdinc', '-I/o/include', '-I../include', '-DX=\'"y"\'',
-             '-E', '-o', '-', '/o/mm/swap.c'])
+class CounterTest(unittest.TestCase):
 
     def test_gcov_records_by_tree_path(self):
         with open(fixture('coverage', 'prog.gcov.json')) as f:
