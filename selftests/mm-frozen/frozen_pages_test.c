@@ -715,18 +715,26 @@ FIXTURE_TEARDOWN(contig)
 	kmsg_end(&self->env.kmsg);
 }
 
-#define CONTIG_MISSING "no alloc_contig_range() (CONFIG_CONTIG_ALLOC=n)"
+/* Runs contig case @name: false if it skipped or gave no pages. */
+static bool run_contig(struct __test_metadata *_metadata,
+		       struct case_env *env, const char *name)
+{
+	int ret = run_logged(env, name, 0);
+
+	if (ret == -EOPNOTSUPP)
+		SKIP(return false, "no alloc_contig_range() (CONFIG_CONTIG_ALLOC=n)");
+	EXPECT_EQ(0, ret)
+		TH_LOG("alloc_contig_range() of a free movable block: %s",
+		       strerror(-ret));
+	return !ret;
+}
 
 TEST_F(contig, compound_head_refcounted)
 {
 	struct case_env *env = &self->env;
-	int ret = run_logged(env, "contig_compound", 0);
 
-	if (ret == -EOPNOTSUPP)
-		SKIP(return, CONTIG_MISSING);
-	ASSERT_EQ(0, ret)
-		TH_LOG("alloc_contig_range() of a free movable block: %s",
-		       strerror(-ret));
+	if (!run_contig(_metadata, env, "contig_compound"))
+		return;
 	ASSERT_EQ(1, res(env, "head")) TH_LOG("not a compound page");
 	EXPECT_EQ(res(env, "order"), res(env, "compound_order"));
 	EXPECT_EQ(1, res(env, "head_refcount"))
@@ -738,13 +746,9 @@ TEST_F(contig, compound_head_refcounted)
 TEST_F(contig, split_pages_refcounted)
 {
 	struct case_env *env = &self->env;
-	int ret = run_logged(env, "contig_split", 0);
 
-	if (ret == -EOPNOTSUPP)
-		SKIP(return, CONTIG_MISSING);
-	ASSERT_EQ(0, ret)
-		TH_LOG("alloc_contig_range() of a free movable block: %s",
-		       strerror(-ret));
+	if (!run_contig(_metadata, env, "contig_split"))
+		return;
 	EXPECT_EQ(1LL << res(env, "order"), res(env, "pages"));
 	EXPECT_EQ(0, res(env, "pages_not_refcounted_once"))
 		TH_LOG("pages whose refcount is not the 1 that their owner puts");
