@@ -266,6 +266,12 @@ build_kernel() {
 
 # ---------------------------------------------------------------- selftests
 
+# selftests_copy TREE: the tree's copy of the kselftest target, where its
+# test modules are built (in mm_frozen_test/).
+selftests_copy() {
+	printf '%s\n' "$1/tools/testing/selftests/mm-frozen"
+}
+
 # install_selftests TREE: the kselftest target lives in this repository;
 # the tree gets a copy as tools/testing/selftests/mm-frozen (untracked, so
 # the build stamps ignore it), with the tracing/ scripts inside for its
@@ -275,7 +281,8 @@ build_kernel() {
 # before the last build would otherwise look older than what was built
 # from it, and make would keep the stale program.
 install_selftests() {
-	local dest="$1/tools/testing/selftests/mm-frozen"
+	local dest
+	dest=$(selftests_copy "$1")
 	mkdir -p "$dest"
 	rsync -rlp --checksum --delete --exclude tracing \
 		"$MMF_ROOT/selftests/mm-frozen/" "$dest/"

@@ -26,7 +26,8 @@ coverage_report() {
 	fi
 	stage "Report the series' lines that the tests ran"
 	mapfile -t patches < <(run_patches)
-	mmf_py coverage report --tree "$TREE" --build "$BUILD" --base "$BASE_TAG" \
+	mmf_py coverage report --tree "$TREE" --build "$BUILD" \
+		--module "$(selftests_copy "$TREE")/mm_frozen_test" --base "$BASE_TAG" \
 		--unrun "$COVERAGE_UNRUN" "$1" "${patches[@]}" > "$1/coverage.txt" || status=$?
 	indent < "$1/coverage.txt"
 	[ "$status" != 2 ] || return 2

@@ -18,7 +18,9 @@ The counters are those that guest-init/stage2.sh copied out of the
 guest: RESULTS/guest/gcov-boot (the boot's) and RESULTS/guest/gcov (the
 command's, taken after a reset), each under the build directory's path.
 They are read with the gcov of the compiler that built the kernel, beside
-the build's .gcno files, which are the profiled objects (lib/build.sh).
+the build's .gcno files, which are the profiled objects (lib/build.sh),
+and those of the test modules (--module DIR, each profiled whole: a
+header line of the series, put_page()'s, counts where it is inlined).
 
 Which branches the config keeps is the preprocessor's answer, with each
 profiled object's own kbuild command (kbuild.py).
@@ -28,7 +30,7 @@ reason (tests/coverage-unrun.txt, read_unrun()), against which every
 line that they did not run is held.
 
 Usage: python3 -m mmfrozen.coverage report --tree TREE --build BUILD
-           --base REF [--unrun LIST] RESULTS PATCH...
+           [--module DIR]... --base REF [--unrun LIST] RESULTS PATCH...
            PATCH...: the series' patch files in order, one a commit of
            BASE..HEAD; writes RESULTS/coverage.json and coverage.html
            and prints the table and the series' diff coverage; with
@@ -77,10 +79,11 @@ def parse_blame(text):
 
 # ---------------------------------------------------------------- the counters
 
-def profiled_objects(build):
-    """(object path, .gcno path) of each profiled object, build-relative."""
+def profiled_objects(directory, build):
+    """(object path, .gcno path) of each profiled object under DIRECTORY
+    (the build, or an external module's), build-relative."""
     objects = []
-    for root, _, files in os.walk(build):
+    for root, _, files in os.walk(directory):
         for name in files:
             if name.endswith('.gcno'):
                 path = os.path.relpath(os.path.join(root, name), build)
@@ -126,8 +129,9 @@ def read_counters(gcov, build, tree, objects, sources, counters):
     with tempfile.TemporaryDirectory(prefix='mmf-gcov-') as scratch:
         for obj, gcno in objects:
             shutil.copy(os.path.join(build, gcno), scratch)
-            gcda = os.path.join(counters, os.path.abspath(build).lstrip('/'),
-                                gcno[:-len('.gcno')] + '.gcda')
+            gcda = os.path.normpath(os.path.join(
+                counters, os.path.abspath(build).lstrip('/'),
+                gcno[:-len('.gcno')] + '.gcda'))
             if os.path.exists(gcda):
                 shutil.copy(gcda, scratch)
             run = subprocess.run(
@@ -307,11 +311,14 @@ def where(cls, key, functions, dropped):
     return ''
 
 
-def collect(tree, build, base, patches, results):
-    """The classified lines of the series, from the tree, the build and
-    the run's counters."""
+def collect(tree, build, modules, base, patches, results):
+    """The classified lines of the series, from the tree, the build, the
+    directories of the test modules (MODULES: the header lines that they
+    inline count there too) and the run's counters."""
     files, changed = series_lines(tree, base, patches)
-    objects = profiled_objects(build)
+    objects = profiled_objects(build, build)
+    for directory in modules:
+        objects += profiled_objects(directory, build)
     sources = {}
     for obj, _ in objects:
         directory, name = os.path.split(obj)
@@ -411,8 +418,8 @@ def patch_names(tree, base, patches):
 
 
 def cmd_report(args):
-    lines = collect(args.tree, args.build, args.base, args.patches,
-                    args.results)
+    lines = collect(args.tree, args.build, args.module, args.base,
+                    args.patches, args.results)
     patches = patch_names(args.tree, args.base, args.patches)
     report = patch_report(patches, lines)
     run, executable = totals(lines)
@@ -444,6 +451,7 @@ def main(argv):
     report = sub.add_parser('report')
     report.add_argument('--tree', required=True)
     report.add_argument('--build', required=True)
+    report.add_argument('--module', action='append', default=[])
     report.add_argument('--base', required=True)
     report.add_argument('--unrun')
     report.add_argument('results')

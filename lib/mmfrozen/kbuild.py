@@ -130,7 +130,9 @@ def object_command(build, cmd_file):
 def preprocess_words(words, source, copy, overlay):
     """An object's compile command (of SOURCE) made a preprocessing of
     COPY, the overlay's copy of SOURCE, with the overlay's include/
-    first: no ccache, no dependency file, the output on stdout."""
+    first and SOURCE's directory for its quoted includes after COPY's (an
+    external module's headers are found only there): no ccache, no
+    dependency file, the output on stdout."""
     out = []
     skip = False
     for word in words:
@@ -149,7 +151,8 @@ def preprocess_words(words, source, copy, overlay):
         out.append(word)
         if word == '-nostdinc':
             out.append('-I' + os.path.join(overlay, 'include'))
-    return out + ['-E', '-o', '-', copy]
+    return out + ['-iquote', os.path.dirname(source) or '.',
+                  '-E', '-o', '-', copy]
 
 
 def kept_branches(build, tree, files, sources):

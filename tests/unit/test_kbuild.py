@@ -66,7 +66,13 @@ class CommandTest(unittest.TestCase):
         self.assertEqual(
             kbuild.preprocess_words(words, '../mm/swap.c', '/o/mm/swap.c', '/o'),
             ['gcc', '-nostdinc', '-I/o/include', '-I../include', '-DX=\'"y"\'',
-             '-E', '-o', '-', '/o/mm/swap.c'])
+             '-iquote', '../mm', '-E', '-o', '-', '/o/mm/swap.c'])
+
+    def test_an_external_module_s_headers_are_found_beside_its_source(self):
+        words = ['gcc', '-nostdinc', '-c', '-o', '/m/cases.o', '/m/cases.c']
+        self.assertEqual(
+            kbuild.preprocess_words(words, '/m/cases.c', '/o/m/cases.c', '/o')[-6:],
+            ['-iquote', '/m', '-E', '-o', '-', '/o/m/cases.c'])
 
 
 if __name__ == '__main__':
