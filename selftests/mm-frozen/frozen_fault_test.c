@@ -15,16 +15,31 @@
  * free_frozen_pages(): once per failure, seen by the
  * kmem:mm_page_free_frozen tracepoint where the kernel has it.
  *
+ * mempolicy: a page fault under MPOL_PREFERRED_MANY whose allocation on
+ * the preferred nodes fails takes the fallback's page.
+ *
+ * bench: each case of the kernel's bench (patch 0018) with its first
+ * batch failing, in a page allocation after some pages (fail_page_alloc)
+ * or in creating its thread (failslab), each kept to the bench by the
+ * stack filter: the write fails with ENOMEM, the last complete run's
+ * results stay, and the batch's pages are freed.
+ *
  * No leak: the churned cache is left without slabs, and every page that
- * this task allocated while the churn ran has been freed by its end.  The
- * page allocator's own trace events tell which pages those are, so that
- * the count is exact whatever the rest of the guest does meanwhile.
+ * this task (or the bench's threads) allocated while the case ran has been
+ * freed by its end.  The page allocator's own trace events tell which
+ * pages those are, so that the count is exact whatever the rest of the
+ * guest does meanwhile.
  */
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <linux/mempolicy.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -32,6 +47,7 @@
 #include "../kselftest_harness.h"
 #include "ksym.h"
 #include "mm_frozen.h"
+#include "page_trace.h"
 
 #define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc"
 #define MAKE_IT_FAIL	"/proc/self/make-it-fail"
@@ -46,26 +62,38 @@
 #define CHARGE_ATTEMPTS	2000
 #define CHARGE_ROOM_KB	1024	/* memory.max above memory.current */
 #define TRACE_INSTANCE	"frozen_fault_test"
-#define TRACE_BUFFER_KB	4096	/* per CPU: the churn's events fit many times */
 
 /*
- * The fail_page_alloc attributes a test sets, restored afterwards; the
- * optional ones exist only with CONFIG_FAULT_INJECTION_STACKTRACE_FILTER.
+ * The attributes of a fault injection capability (debugfs directory) that
+ * a test sets, restored afterwards; the optional ones exist only with
+ * CONFIG_FAULT_INJECTION_STACKTRACE_FILTER.
  */
-static const struct {
+struct fault_attr_file {
 	const char *name;
 	bool optional;
-} fpa_attrs[] = {
-	{ "probability" }, { "interval" }, { "times" }, { "space" },
-	{ "verbose" }, { "task-filter" }, { "ignore-gfp-wait" },
-	{ "ignore-gfp-highmem" }, { "min-order" },
-	{ "reject-start", true }, { "reject-end", true },
 };
 
-#define NR_FPA_ATTRS ARRAY_SIZE(fpa_attrs)
+#define FAULT_COMMON_ATTRS						\
+	{ "probability" }, { "interval" }, { "times" }, { "space" },	\
+	{ "verbose" }, { "task-filter" }, { "ignore-gfp-wait" },	\
+	{ "require-start", true }, { "require-end", true },		\
+	{ "reject-start", true }, { "reject-end", true }
 
-struct fpa_saved {
-	char value[NR_FPA_ATTRS][32];
+static const struct fault_attr_file fpa_attrs[] = {
+	FAULT_COMMON_ATTRS, { "ignore-gfp-highmem" }, { "min-order" },
+};
+
+static const struct fault_attr_file failslab_attrs[] = {
+	FAULT_COMMON_ATTRS, { "cache-filter" },
+};
+
+#define MAX_FAULT_ATTRS 16
+
+struct fault_saved {
+	const char *dir;
+	const struct fault_attr_file *attrs;
+	unsigned int nr;
+	char value[MAX_FAULT_ATTRS][32];
 };
 
 /* The number a file DIR/ATTR of sysfs or debugfs begins with; -1 if none. */
@@ -77,40 +105,106 @@ static long long file_value(const char *dir, const char *attr)
 	return read_file(path, buf, sizeof(buf)) ? -1 : strtoll(buf, NULL, 0);
 }
 
-static int fpa_write(const char *attr, const char *value)
+static int fault_write(const char *dir, const char *attr, const char *value)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "/%s", attr);
+	snprintf(path, sizeof(path), "%s/%s", dir, attr);
 	return write_file(path, value);
 }
 
-/* An attribute the kernel does not have is saved as "", not restored. */
-static bool fpa_save(struct fpa_saved *s)
+static int fpa_write(const char *attr, const char *value)
+{
+	return fault_write(FAIL_PAGE_ALLOC, attr, value);
+}
+
+/*
+ * Saves the @nr attributes @attrs of capability @dir into @s; one the
+ * kernel does not have is saved as "", not restored.
+ */
+static bool fault_save(struct fault_saved *s, const char *dir,
+		       const struct fault_attr_file *attrs, unsigned int nr)
 {
 	char path[PATH_MAX];
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < NR_FPA_ATTRS; i++) {
-		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "/%s", fpa_attrs[i].name);
+	*s = (struct fault_saved){ .dir = dir, .attrs = attrs, .nr = nr };
+	for (i = 0; i < nr && i < MAX_FAULT_ATTRS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, attrs[i].name);
 		ret = read_file(path, s->value[i], sizeof(s->value[i]));
-		if (ret == -ENOENT && fpa_attrs[i].optional)
+		if (ret == -ENOENT && attrs[i].optional)
 			s->value[i][0] = '\0';
 		else if (ret)
 			return false;
 	}
-	return true;
+	return i == nr;
 }
 
 /* Probability first: nothing fails while the others are put back. */
-static void fpa_restore(const struct fpa_saved *s)
+static void fault_restore(const struct fault_saved *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < NR_FPA_ATTRS; i++)
+	for (i = 0; s->dir && i < s->nr; i++)
 		if (s->value[i][0])
-			fpa_write(fpa_attrs[i].name, s->value[i]);
+			fault_write(s->dir, s->attrs[i].name, s->value[i]);
+}
+
+/*
+ * Sets KIND-start and KIND-end of capability @dir (KIND "require" or
+ * "reject") to the text of @function, which is logged.  Returns 0, or -1
+ * on error.
+ */
+static int fault_stack_filter(const char *dir, const char *kind,
+			      const char *function)
+{
+	unsigned long long start, end;
+	char attr[32], value[32];
+
+	if (symbol_range(function, &start, &end))
+		return -1;
+	snprintf(attr, sizeof(attr), "%s-start", kind);
+	snprintf(value, sizeof(value), "%#llx", start);
+	if (fault_write(dir, attr, value))
+		return -1;
+	snprintf(attr, sizeof(attr), "%s-end", kind);
+	snprintf(value, sizeof(value), "%#llx", end);
+	if (fault_write(dir, attr, value))
+		return -1;
+	ksft_print_msg("%s: %s %s (%#llx-%#llx)\n", dir, kind, function, start, end);
+	return 0;
+}
+
+/*
+ * Makes capability @dir fail every allocation, whoever makes it, under
+ * @function only (its stack filter), FPA_TIMES times at most.
+ * Probability stays 0, for the case.
+ */
+static int fault_only_under(const char *dir, const char *function)
+{
+	char times[32];
+
+	snprintf(times, sizeof(times), "%d", FPA_TIMES);
+	return fault_write(dir, "probability", "0") ?:
+	       fault_write(dir, "verbose", "0") ?:
+	       fault_write(dir, "interval", "1") ?:
+	       fault_write(dir, "space", "0") ?:
+	       fault_write(dir, "times", times) ?:
+	       fault_write(dir, "task-filter", "N") ?:
+	       fault_write(dir, "ignore-gfp-wait", "N") ?:
+	       fault_stack_filter(dir, "require", function);
+}
+
+/*
+ * A failure injected into this task must meet the case only: a page of the
+ * program (its text, from the page cache, or its data) first touched
+ * while make-it-fail is on would be allocated by this task too.
+ * mlockall() faults in everything that is mapped now.
+ */
+static int fault_in_program(void)
+{
+	return mlockall(MCL_CURRENT) ? -errno : 0;
 }
 
 /* Every page allocation, sleeping or not, of any order, can be failed. */
@@ -136,224 +230,18 @@ static int fpa_reach_slab(void)
 static int fpa_spare_stack_depot(void)
 {
 	unsigned long long start, end;
-	char value[32];
 
 	if (access(FAIL_PAGE_ALLOC "/reject-start", F_OK) ||
 	    symbol_range(STACK_DEPOT_SAVE, &start, &end))
 		return 0;
-	snprintf(value, sizeof(value), "%#llx", start);
-	if (fpa_write("reject-start", value))
-		return -1;
-	snprintf(value, sizeof(value), "%#llx", end);
-	if (fpa_write("reject-end", value))
-		return -1;
-	ksft_print_msg("fail_page_alloc spares %s (%#llx-%#llx)\n",
-		       STACK_DEPOT_SAVE, start, end);
-	return 0;
-}
-
-/* ---------------------------------------------------------- held pages */
-
-/*
- * One page of a page allocation or free that the trace saw.  An
- * allocation counts as the case's when this task made it, outside an
- * interrupt (whose allocations belong to whatever it interrupted),
- * between the two markers that run_failing() writes around the case.
- */
-struct page_ev {
-	unsigned long long ts, gfp;
-	unsigned long pfn;
-	size_t seq;
-	unsigned int order;	/* of the allocation or free */
-	bool alloc, by_task;
-};
-
-struct page_trace {
-	struct tracefs_instance *inst;
-	struct tep_handle *tep;
-	struct tep_event *alloc, *free, *batched, *marker;
-	int marker_fd;
-	int pid;
-	unsigned int markers, lost;
-	bool out_of_memory;		/* some events were not kept */
-	unsigned long long window[2];	/* the markers' times */
-	struct page_ev *ev;
-	size_t nr, cap;
-};
-
-/*
- * kmem:mm_page_alloc of this task only, every free whoever frees, and the
- * markers, on one clock for all CPUs.  The marker file is opened here, as
- * opening allocates.  Returns 0, or -1 on error.
- */
-static int page_trace_start(struct page_trace *t)
-{
-	static const char * const systems[] = { "kmem", "ftrace", NULL };
-	char filter[64];
-
-	*t = (struct page_trace){ .pid = getpid(), .marker_fd = -1 };
-	t->inst = tracefs_instance_create(TRACE_INSTANCE);
-	if (!t->inst)
-		return -1;
-	snprintf(filter, sizeof(filter), "common_pid == %d", t->pid);
-	if (tracefs_instance_file_write(t->inst, "trace_clock", "global") < 0 ||
-	    tracefs_instance_set_buffer_size(t->inst, TRACE_BUFFER_KB, -1) ||
-	    tracefs_event_file_write(t->inst, "kmem", "mm_page_alloc", "filter",
-				     filter) < 0 ||
-	    tracefs_event_enable(t->inst, "kmem", "mm_page_alloc") ||
-	    tracefs_event_enable(t->inst, "kmem", "mm_page_free") ||
-	    tracefs_event_enable(t->inst, "kmem", "mm_page_free_batched"))
-		return -1;
-	t->marker_fd = tracefs_instance_file_open(t->inst, "trace_marker", O_WRONLY);
-	if (t->marker_fd < 0)
-		return -1;
-	t->tep = tracefs_local_events_system(NULL, systems);
-	if (!t->tep)
-		return -1;
-	t->alloc = tep_find_event_by_name(t->tep, "kmem", "mm_page_alloc");
-	t->free = tep_find_event_by_name(t->tep, "kmem", "mm_page_free");
-	t->batched = tep_find_event_by_name(t->tep, "kmem", "mm_page_free_batched");
-	t->marker = tep_find_event_by_name(t->tep, "ftrace", "print");
-	if (!t->alloc || !t->free || !t->batched || !t->marker)
-		return -1;
-	return tracefs_trace_on(t->inst);
-}
-
-/* A marker in the trace, written from a constant: nothing is allocated. */
-static int page_trace_mark(const struct page_trace *t, const char *text)
-{
-	ssize_t len = strlen(text);
-
-	return write(t->marker_fd, text, len) == len ? 0 : -1;
-}
-
-/* Removes the instance of a trace that page_trace_start() began. */
-static void page_trace_end(struct page_trace *t)
-{
-	if (!t->inst)
-		return;
-	if (t->marker_fd >= 0)
-		close(t->marker_fd);
-	trace_instance_end(t->inst, t->tep);
-	free(t->ev);
-	*t = (struct page_trace){};
-}
-
-/* A number field of @rec, 0 if @event has none. */
-static unsigned long long field_of(struct tep_event *event, const char *name,
-				   struct tep_record *rec)
-{
-	unsigned long long v = 0;
-
-	tep_get_field_val(NULL, event, name, rec, &v, 0);
-	return v;
-}
-
-/* Adds a page event for each page of the block; -1 when out of memory. */
-static int add_pages(struct page_trace *t, const struct page_ev *block)
-{
-	unsigned long i, nr = 1UL << block->order;
-
-	if (t->nr + nr > t->cap) {
-		size_t cap = 2 * (t->nr + nr);
-		struct page_ev *ev = realloc(t->ev, cap * sizeof(*ev));
-
-		if (!ev) {
-			t->out_of_memory = true;
-			return -1;
-		}
-		t->ev = ev;
-		t->cap = cap;
-	}
-	for (i = 0; i < nr; i++, t->nr++) {
-		t->ev[t->nr] = *block;
-		t->ev[t->nr].pfn += i;
-		t->ev[t->nr].seq = t->nr;
-	}
-	return 0;
-}
-
-static int collect_page_event(struct tep_event *event, struct tep_record *rec,
-			      int cpu, void *data)
-{
-	struct page_trace *t = data;
-	int irq = tep_data_flags(t->tep, rec) &
-		  (TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ);
-	struct page_ev block = { .ts = rec->ts };
-
-	t->lost += !!rec->missed_events;
-	if (event == t->marker) {
-		/* the earliest and the latest: the CPUs' buffers come apart */
-		if (!t->markers++ || rec->ts < t->window[0])
-			t->window[0] = rec->ts;
-		if (rec->ts > t->window[1])
-			t->window[1] = rec->ts;
-		return 0;
-	}
-	if (event != t->alloc && event != t->free && event != t->batched)
-		return 0;
-	block.pfn = field_of(event, "pfn", rec);
-	if (block.pfn == -1UL)		/* an allocation that failed */
-		return 0;
-	if (event != t->batched)
-		block.order = field_of(event, "order", rec);
-	block.alloc = event == t->alloc;
-	if (block.alloc) {
-		block.gfp = field_of(event, "gfp_flags", rec);
-		block.by_task = tep_data_pid(t->tep, rec) == t->pid && !irq;
-	}
-	return add_pages(t, &block);
-}
-
-/* By pfn, then in time order: each page's life in one run. */
-static int page_ev_cmp(const void *a, const void *b)
-{
-	const struct page_ev *x = a, *y = b;
-
-	if (x->pfn != y->pfn)
-		return x->pfn < y->pfn ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * Stops the trace and counts the pages that the case allocated and that
- * nobody freed after: those whose last event is such an allocation.  Logs
- * the first few.  Returns -1 when the trace cannot be read or has not
- * both markers.
- */
-static long page_trace_held(struct page_trace *t)
-{
-	const struct page_ev *e;
-	long nr_held = 0;
-	size_t i;
-
-	tracefs_trace_off(t->inst);
-	if (tracefs_iterate_raw_events(t->tep, t->inst, NULL, 0,
-				       collect_page_event, t) ||
-	    t->out_of_memory || t->markers != 2)
-		return -1;
-	qsort(t->ev, t->nr, sizeof(*t->ev), page_ev_cmp);
-	for (i = 0; i < t->nr; i++) {
-		e = &t->ev[i];
-		if (i + 1 < t->nr && t->ev[i + 1].pfn == e->pfn)
-			continue;
-		if (!e->alloc || !e->by_task ||
-		    e->ts < t->window[0] || e->ts > t->window[1])
-			continue;
-		if (nr_held++ < 8)
-			ksft_print_msg("held: pfn %#lx of an order-%u allocation, gfp %#llx\n",
-				       e->pfn, e->order, e->gfp);
-	}
-	return nr_held;
+	return fault_stack_filter(FAIL_PAGE_ALLOC, "reject", STACK_DEPOT_SAVE);
 }
 
 /* ---------------------------------------------------------------- fault */
 
 FIXTURE(fault) {
 	struct case_env env;
-	struct fpa_saved fpa;
+	struct fault_saved fpa;
 	struct page_trace trace;
 	bool fpa_saved;
 	char knob_saved[8];
@@ -385,7 +273,9 @@ FIXTURE_SETUP(fault)
 		SKIP(return, "%s", KNOB_MISSING);
 	ASSERT_LT(0, file_value(CHURN_CACHE, "order"))
 		TH_LOG("the churn cache's slabs must have a fallback order below theirs");
-	ASSERT_TRUE(fpa_save(&self->fpa));
+	ASSERT_TRUE(fault_save(&self->fpa, FAIL_PAGE_ALLOC, fpa_attrs,
+			       ARRAY_SIZE(fpa_attrs)));
+	ASSERT_EQ(0, fault_in_program());
 	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
 	/* Last: the teardown, which puts things back, runs only after this. */
 	ASSERT_EQ(0, knob_set(self->knob_saved, variant->knob));
@@ -400,7 +290,7 @@ FIXTURE_TEARDOWN(fault)
 	page_trace_end(&self->trace);
 	write_file(MAKE_IT_FAIL, "0");
 	if (self->fpa_saved)
-		fpa_restore(&self->fpa);
+		fault_restore(&self->fpa);
 	knob_restore(self->knob_saved);
 }
 
@@ -457,7 +347,8 @@ TEST_F(fault, fail_page_alloc_during_churn)
 	snprintf(value, sizeof(value), "%lld", times);
 	ASSERT_EQ(0, fpa_write("times", value));
 	ASSERT_EQ(0, fpa_write("interval", "1"));
-	ASSERT_EQ(0, page_trace_start(&self->trace))
+	snprintf(value, sizeof(value), "common_pid == %d", getpid());
+	ASSERT_EQ(0, page_trace_start(&self->trace, TRACE_INSTANCE, value))
 		TH_LOG("cannot trace kmem:mm_page_alloc and the frees in %s",
 		       TRACE_INSTANCE);
 
@@ -476,7 +367,7 @@ TEST_F(fault, fail_page_alloc_during_churn)
 	/* Every slab of the cache went back, and every page. */
 	EXPECT_EQ(0, file_value(CHURN_CACHE, "slabs"));
 	EXPECT_EQ(0, file_value(CHURN_CACHE, "objects"));
-	held = page_trace_held(&self->trace);
+	held = page_trace_held(&self->trace, PFN_FIRST, PFN_END);
 	ASSERT_LE(0, held) TH_LOG("cannot read the trace, or it lacks a marker");
 	ksft_print_msg("%ld pages allocated by the case are held, of %zu page events traced\n",
 		       held, self->trace.nr);
@@ -676,6 +567,237 @@ TEST_F_TIMEOUT(memcg, charge_failure_frees_frozen, 100)
 		ksft_print_msg("no kmem:mm_page_free_frozen here: frees not counted\n");
 	}
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/* ------------------------------------------------------------ mempolicy */
+
+#define MPOL_ALLOC	"alloc_pages_mpol"	/* calls alloc_pages_preferred_many() */
+
+FIXTURE(mempolicy) {
+	struct case_env env;
+	struct fault_saved fpa;
+	char *area;
+	long page_size;
+};
+
+FIXTURE_SETUP(mempolicy)
+{
+	if (access(FAIL_PAGE_ALLOC "/require-start", F_OK))
+		SKIP(return, "no %s/require-start: kernel without "
+		     "CONFIG_FAULT_INJECTION_STACKTRACE_FILTER, which keeps a "
+		     "failure to %s()", FAIL_PAGE_ALLOC, MPOL_ALLOC);
+	self->page_size = sysconf(_SC_PAGESIZE);
+	ASSERT_EQ(0, fault_in_program());	/* before the area: it is not */
+	self->area = mmap(NULL, 2 * self->page_size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->area);
+	ASSERT_TRUE(fault_save(&self->fpa, FAIL_PAGE_ALLOC, fpa_attrs,
+			       ARRAY_SIZE(fpa_attrs)));
+	ASSERT_EQ(0, open_window(_metadata, &self->env, NULL));
+	ASSERT_EQ(0, fault_only_under(FAIL_PAGE_ALLOC, MPOL_ALLOC));
+	ASSERT_EQ(0, fpa_write("min-order", "0"));
+	ASSERT_EQ(0, fpa_write("ignore-gfp-highmem", "N"));
+	ASSERT_EQ(0, fpa_write("task-filter", "Y"));
+	ASSERT_EQ(0, fpa_spare_stack_depot());
+}
+
+FIXTURE_TEARDOWN(mempolicy)
+{
+	kmsg_end(&self->env.kmsg);
+	write_file(MAKE_IT_FAIL, "0");
+	syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0);
+	fault_restore(&self->fpa);
+	if (self->area && self->area != MAP_FAILED)
+		munmap(self->area, 2 * self->page_size);
+}
+
+/*
+ * A page fault under MPOL_PREFERRED_MANY whose allocation on the preferred
+ * nodes fails (fail_page_alloc, once, in this task and under
+ * alloc_pages_mpol()) takes its page from the fallback to any node, which
+ * 0013 makes a frozen allocation too: the page is there, written and read,
+ * and goes back at munmap() without a complaint of the kernel.
+ */
+TEST_F(mempolicy, preferred_many_fallback)
+{
+	unsigned long nodes = 1;	/* node 0, which every kernel has */
+	char *page = self->area + self->page_size;
+	int fail_fd;
+
+	self->area[0] = 1;	/* the page table, before any failure */
+	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_PREFERRED_MANY, &nodes,
+			     8 * sizeof(nodes)));
+	ASSERT_EQ(0, fpa_write("times", "1"));
+	fail_fd = open(MAKE_IT_FAIL, O_WRONLY);
+	ASSERT_LE(0, fail_fd);
+	ASSERT_EQ(0, fpa_write("probability", "100"));
+	ASSERT_EQ(1, write(fail_fd, "1", 1));
+	*page = 2;
+	ASSERT_EQ(1, write(fail_fd, "0", 1));
+	close(fail_fd);
+	fpa_write("probability", "0");
+
+	EXPECT_EQ(0, file_value(FAIL_PAGE_ALLOC, "times"))
+		TH_LOG("the allocation on the preferred nodes did not fail");
+	EXPECT_EQ(2, *page);
+	EXPECT_EQ(0, munmap(self->area, 2 * self->page_size));
+	self->area = NULL;
+	EXPECT_EQ(0, kmsg_count(&self->env.kmsg, NULL));
+}
+
+/* ---------------------------------------------------------------- bench */
+
+#define BENCH		"/sys/kernel/debug/frozen_pages/bench"
+#define FAILSLAB	"/sys/kernel/debug/failslab"
+#define BENCH_BATCH	"batch_thread"	/* runs each batch, in its thread */
+#define BENCH_NEW_BATCH	"run_batch"	/* creates each batch's thread */
+#define BENCH_ITERS	64
+#define BENCH_GOOD_RUN	"pages 0 1 1"	/* the last complete run, kept */
+
+FIXTURE(bench) {
+	struct case_env env;
+	struct fault_saved fpa, failslab;
+	struct page_trace trace;
+	char before[4096];	/* what the bench showed before the case */
+	char why[1024];
+};
+
+/*
+ * A bench case of order 0 whose first batch fails: after @got pages
+ * allocated in it (with the failure injected into the next), or when its
+ * thread cannot be created.  The failures injected into its allocations:
+ * a slab's page allocation falls back once.
+ */
+FIXTURE_VARIANT(bench) {
+	const char *name;
+	unsigned int got;
+	long long injected;
+};
+
+FIXTURE_VARIANT_ADD(bench, pages) {
+	.name = "pages", .got = 0, .injected = 1,
+};
+
+FIXTURE_VARIANT_ADD(bench, slab) {
+	.name = "slab", .got = 0, .injected = 2,
+};
+
+FIXTURE_VARIANT_ADD(bench, cross) {
+	.name = "cross", .got = 8, .injected = 1,
+};
+
+FIXTURE_SETUP(bench)
+{
+	if (access(BENCH, F_OK))
+		SKIP(return, "no %s: kernel without CONFIG_FROZEN_PAGES_BENCH", BENCH);
+	if (access(FAIL_PAGE_ALLOC "/require-start", F_OK) || access(FAILSLAB, F_OK))
+		SKIP(return, "no %s/require-start or no %s: kernel without "
+		     "CONFIG_FAULT_INJECTION_STACKTRACE_FILTER or CONFIG_FAILSLAB, "
+		     "which keep a failure to the bench", FAIL_PAGE_ALLOC, FAILSLAB);
+	ASSERT_EQ(0, write_file(BENCH, BENCH_GOOD_RUN));
+	ASSERT_EQ(0, read_file(BENCH, self->before, sizeof(self->before)));
+	ASSERT_TRUE(fault_save(&self->fpa, FAIL_PAGE_ALLOC, fpa_attrs,
+			       ARRAY_SIZE(fpa_attrs)));
+	ASSERT_TRUE(fault_save(&self->failslab, FAILSLAB, failslab_attrs,
+			       ARRAY_SIZE(failslab_attrs)));
+	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
+	ASSERT_EQ(0, fpa_write("min-order", "0"));
+	ASSERT_EQ(0, fpa_write("ignore-gfp-highmem", "N"));
+	ASSERT_EQ(0, fault_write(FAILSLAB, "cache-filter", "N"));
+	ASSERT_EQ(0, fpa_spare_stack_depot());
+}
+
+FIXTURE_TEARDOWN(bench)
+{
+	kmsg_end(&self->env.kmsg);
+	page_trace_end(&self->trace);
+	fault_restore(&self->failslab);
+	fault_restore(&self->fpa);
+}
+
+/*
+ * Writes @variant's case to the bench, between two markers in @trace,
+ * while capability @dir fails what it may: the write's errno, or 0.
+ */
+static int bench_write_failing(const FIXTURE_VARIANT(bench) *variant,
+			       struct page_trace *trace, const char *dir)
+{
+	char line[64];
+	int err;
+
+	snprintf(line, sizeof(line), "%s 0 %d 2", variant->name, BENCH_ITERS);
+	if (page_trace_mark(trace, "bench starts\n") ||
+	    fault_write(dir, "probability", "100"))
+		return -1;
+	err = -write_file(BENCH, line);
+	fault_write(dir, "probability", "0");
+	if (page_trace_mark(trace, "bench ends\n"))
+		return -1;
+	ksft_print_msg("\"%s\": %s\n", line, strerror(err));
+	return err;
+}
+
+/*
+ * What a failed run must leave: the last complete run's results, and
+ * none of the pages its batch threads allocated, which are @got.
+ */
+static void check_failed_run(struct __test_metadata *_metadata,
+			     FIXTURE_DATA(bench) *self, unsigned int got)
+{
+	char after[sizeof(self->before)];
+	long held;
+
+	ASSERT_EQ(0, read_file(BENCH, after, sizeof(after)));
+	EXPECT_STREQ(self->before, after)
+		TH_LOG("the failed run changed what the bench shows");
+	held = page_trace_held(&self->trace, PFN_FIRST, PFN_END);
+	ASSERT_LE(0, held) TH_LOG("cannot read the trace, or it lacks a marker");
+	ksft_print_msg("the batch threads allocated %zu pages, %ld of them held\n",
+		       self->trace.got, held);
+	EXPECT_EQ(0, self->trace.lost) TH_LOG("the trace lost events");
+	EXPECT_EQ(got, self->trace.got)
+		TH_LOG("the batch did not fail where the failure was injected");
+	EXPECT_EQ(0, held) TH_LOG("pages of the failed batch were never freed");
+	EXPECT_EQ(0, kmsg_count(&self->env.kmsg, NULL));
+}
+
+/*
+ * fail_page_alloc fails the allocations under batch_thread() once its
+ * space is used by @got pages: the write fails with ENOMEM and the pages
+ * got before are freed.
+ */
+TEST_F(bench, page_alloc_fails)
+{
+	char value[32];
+	int err;
+
+	ASSERT_EQ(0, fault_only_under(FAIL_PAGE_ALLOC, BENCH_BATCH));
+	/*
+	 * space goes down by each allocation's size, in pages (1 << order),
+	 * while it is above it
+	 */
+	snprintf(value, sizeof(value), "%u", variant->got + 1);
+	ASSERT_EQ(0, fpa_write("space", value));
+	ASSERT_EQ(0, page_trace_start(&self->trace, TRACE_INSTANCE, "comm ~ \"bench_*\""));
+	err = bench_write_failing(variant, &self->trace, FAIL_PAGE_ALLOC);
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(variant->injected, FPA_TIMES - file_value(FAIL_PAGE_ALLOC, "times"))
+		TH_LOG("not the failures injected that the case allows");
+	check_failed_run(_metadata, self, variant->got);
+}
+
+/* failslab fails the first batch's thread creation, under run_batch(). */
+TEST_F(bench, thread_create_fails)
+{
+	int err;
+
+	ASSERT_EQ(0, fault_only_under(FAILSLAB, BENCH_NEW_BATCH));
+	ASSERT_EQ(0, page_trace_start(&self->trace, TRACE_INSTANCE, "comm ~ \"bench_*\""));
+	err = bench_write_failing(variant, &self->trace, FAILSLAB);
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(1, FPA_TIMES - file_value(FAILSLAB, "times"))
+		TH_LOG("not one failure injected");
+	check_failed_run(_metadata, self, 0);
 }
 
 TEST_HARNESS_MAIN

@@ -15,7 +15,9 @@
  * to $MMF_RESULTS/counts.json.
  *
  * The contig tests check the refcounts of the pages that
- * alloc_contig_range() hands out, with mm_frozen_cases.ko.
+ * alloc_contig_range() hands out, with mm_frozen_cases.ko; the frees
+ * tests two frees of 0003 that nothing else takes for sure; the thp test
+ * faults a huge page in.
  */
 
 #include <errno.h>
@@ -35,6 +37,7 @@
 #include "../kselftest_harness.h"
 #include "ksym.h"
 #include "mm_frozen.h"
+#include "page_trace.h"
 
 #define MODULE_NAME	"mm_frozen_test"
 #define MODULE_DIR	"/sys/kernel/debug/" MODULE_NAME
@@ -753,6 +756,253 @@ TEST_F(contig, split_pages_refcounted)
 	EXPECT_EQ(0, res(env, "pages_not_refcounted_once"))
 		TH_LOG("pages whose refcount is not the 1 that their owner puts");
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+#define MIGRATE_PAGES	4096	/* pages of this process, some blocks' worth */
+#define MIGRATE_TRIES	32	/* pages spread over them, tried in turn */
+
+/* The pfn of this process's page at @addr, from its pagemap; 0 if none. */
+static unsigned long pfn_of(const void *addr)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	unsigned long long entry = 0;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &entry, sizeof(entry),
+		  (unsigned long)addr / page_size * sizeof(entry)) != sizeof(entry))
+		entry = 0;
+	close(fd);
+	/* bit 63: present; bits 0-54: the pfn */
+	return entry >> 63 ? entry & ((1ULL << 55) - 1) : 0;
+}
+
+/*
+ * alloc_contig_range() of the pageblock around a page of this process:
+ * the page moves out (its data with it) and the block comes back, each
+ * page refcounted once.  The old page is freed into the block while it is
+ * isolated: free_frozen_pages() must not put it on a per-CPU list, where
+ * alloc_contig_range() would not find it free.  A block that holds a page
+ * it cannot move is busy: the block of a page further on is tried.
+ */
+TEST_F(contig, migrates_a_process_page)
+{
+	long page_size = sysconf(_SC_PAGESIZE);
+	struct case_env *env = &self->env;
+	int i, tries = 0, ret = -EBUSY;
+	unsigned long pfn = 0;
+	char *area;
+
+	area = mmap(NULL, MIGRATE_PAGES * page_size, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, area);
+	for (i = 0; i < MIGRATE_PAGES; i++)
+		memset(area + i * page_size, 'a' + i % 26, page_size);
+	for (i = 0; ret == -EBUSY && tries < MIGRATE_TRIES; tries++) {
+		i = tries * (MIGRATE_PAGES / MIGRATE_TRIES);
+		pfn = pfn_of(area + i * page_size);
+		ASSERT_NE(0, pfn) TH_LOG("no pfn in /proc/self/pagemap (not root?)");
+		ret = run_logged(env, "contig_migrate", pfn);
+	}
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "no alloc_contig_range() (CONFIG_CONTIG_ALLOC=n)");
+	ASSERT_EQ(0, ret) TH_LOG("alloc_contig_range() of the block of a page "
+				 "of this process: %s, %d tried",
+				 strerror(-ret), tries);
+	ksft_print_msg("page %d: pfn %#lx, then %#lx; %d tried\n", i,
+		       pfn, pfn_of(area + i * page_size), tries);
+	EXPECT_NE(pfn, pfn_of(area + i * page_size)) TH_LOG("the page did not move");
+	EXPECT_EQ('a' + i % 26, area[i * page_size]);
+	EXPECT_EQ('a' + i % 26, area[(i + 1) * page_size - 1]);
+	EXPECT_EQ(res(env, "pages"), 1LL << res(env, "order"));
+	EXPECT_EQ(0, res(env, "pages_not_refcounted_once"))
+		TH_LOG("pages whose refcount is not the 1 that their owner puts");
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/*
+ * frees: two frees that 0003 sends to free_frozen_pages(), which nothing
+ * else in the guest takes for sure, run by mm_frozen_cases.ko (see
+ * mm_frozen_test/frees.c).  The page allocator's trace events say which
+ * pages of the case's allocation were freed.
+ */
+#define FREES_INSTANCE	"frozen_pages_frees"
+
+FIXTURE(frees) {
+	struct case_env env;
+	struct page_trace trace;
+	char why[1024];
+};
+
+FIXTURE_SETUP(frees)
+{
+	const char *why = cases_ready(self->why, sizeof(self->why));
+	char filter[64];
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, open_window(_metadata, &self->env, NULL));
+	snprintf(filter, sizeof(filter), "common_pid == %d", getpid());
+	ASSERT_EQ(0, page_trace_start(&self->trace, FREES_INSTANCE, filter))
+		TH_LOG("cannot trace kmem:mm_page_alloc and the frees in %s",
+		       FREES_INSTANCE);
+}
+
+FIXTURE_TEARDOWN(frees)
+{
+	page_trace_end(&self->trace);
+	kmsg_end(&self->env.kmsg);
+}
+
+/*
+ * Runs case @name between two markers of the trace, its file opened
+ * before (opening allocates), and returns how many pages of the block
+ * that its result names ("pfn", "order") it left allocated.
+ */
+static long run_frees_case(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(frees) *self, const char *name)
+{
+	struct case_env *env = &self->env;
+	unsigned long pfn;
+	int fd, ret;
+	long held;
+
+	fd = case_open(name);
+	if (fd < 0)
+		return -1;
+	ret = page_trace_mark(&self->trace, "case starts\n") ?:
+	      case_start(fd, 0) ?:
+	      page_trace_mark(&self->trace, "case ends\n") ?:
+	      case_result(fd, env->result, sizeof(env->result));
+	close(fd);
+	log_case_result(name, env->result);
+	if (ret || res(env, "pfn") < 0)
+		return -1;
+	pfn = res(env, "pfn");
+	held = page_trace_held(&self->trace, pfn, pfn + (1UL << res(env, "order")));
+	ksft_print_msg("%s: %zu pages of pfn %#lx allocated, %ld of them held\n",
+		       name, self->trace.got, pfn, held);
+	EXPECT_EQ(0, self->trace.lost) TH_LOG("the trace lost events");
+	return held;
+}
+
+/*
+ * __free_pages() of a non-compound order-2 page whose first page another
+ * reference holds: it frees the three others, the holder's put_page()
+ * the first.
+ */
+TEST_F(frees, free_pages_while_held)
+{
+	struct case_env *env = &self->env;
+	long held = run_frees_case(_metadata, self, "free_held");
+
+	ASSERT_LE(0, held) TH_LOG("the case did not run, or its trace is not whole");
+	EXPECT_EQ(1, res(env, "refcount_after_free"))
+		TH_LOG("__free_pages() did not leave the holder its reference");
+	EXPECT_EQ(1UL << res(env, "order"), self->trace.got);
+	EXPECT_EQ(0, held) TH_LOG("pages of the block were never freed");
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/*
+ * A page fragment cache that moved on to a new page while fragments of
+ * its old one were out: they hold the old page, and the last of their
+ * page_frag_free()s frees it.
+ */
+TEST_F(frees, page_frag_last_free)
+{
+	struct case_env *env = &self->env;
+	long held = run_frees_case(_metadata, self, "frag_last");
+
+	ASSERT_LE(0, held) TH_LOG("the case did not run, or its trace is not whole");
+	EXPECT_LT(0, res(env, "frags_out"));
+	EXPECT_EQ(res(env, "frags_out"), res(env, "refcount_after_move"))
+		TH_LOG("the old page's refcount is not its fragments out");
+	EXPECT_EQ(1UL << res(env, "order"), self->trace.got);
+	EXPECT_EQ(0, held) TH_LOG("the old page was never freed");
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/*
+ * thp: an anonymous fault in a PMD-aligned MADV_HUGEPAGE region takes a
+ * huge page from alloc_pages_mpol()'s first attempt, on the local node
+ * (0013 makes that a frozen allocation, which folio_alloc_mpol() gives
+ * its refcount): one huge page maps the region, which the process
+ * writes, reads and unmaps without a complaint of the kernel.
+ */
+#define THP_SYSFS	"/sys/kernel/mm/transparent_hugepage"
+
+/* The AnonHugePages of this process's mapping at @addr, in kB; -1 if none. */
+static long long anon_huge_kb(const void *addr)
+{
+	char line[256], want[32];
+	long long kb = -1;
+	bool in_vma = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "%lx-", (unsigned long)addr);
+	while (fgets(line, sizeof(line), f)) {
+		if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' '))
+			in_vma = !strncmp(line, want, strlen(want));
+		else if (in_vma && sscanf(line, "AnonHugePages: %lld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+FIXTURE(thp) {
+	struct case_env env;
+	char *map;
+	size_t pmd_size;
+};
+
+FIXTURE_SETUP(thp)
+{
+	char enabled[128], size[32];
+
+	if (read_file(THP_SYSFS "/enabled", enabled, sizeof(enabled)) ||
+	    strstr(enabled, "[never]"))
+		SKIP(return, "no transparent huge pages here (%s/enabled)", THP_SYSFS);
+	ASSERT_EQ(0, read_file(THP_SYSFS "/hpage_pmd_size", size, sizeof(size)));
+	self->pmd_size = strtoul(size, NULL, 0);
+	ASSERT_LT(0, self->pmd_size);
+	/* twice the size: room for a region aligned to it */
+	self->map = mmap(NULL, 2 * self->pmd_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->map);
+	ASSERT_EQ(0, open_window(_metadata, &self->env, NULL));
+}
+
+FIXTURE_TEARDOWN(thp)
+{
+	if (self->map && self->map != MAP_FAILED)
+		munmap(self->map, 2 * self->pmd_size);
+	kmsg_end(&self->env.kmsg);
+}
+
+TEST_F(thp, fault_local_node)
+{
+	size_t pmd_size = self->pmd_size, i;
+	char *area;
+
+	area = (char *)(((unsigned long)self->map + pmd_size - 1) & ~(pmd_size - 1));
+	ASSERT_EQ(0, madvise(area, pmd_size, MADV_HUGEPAGE));
+	for (i = 0; i < pmd_size; i += 4096)
+		area[i] = (char)(i >> 12);
+	ksft_print_msg("AnonHugePages of the region: %lld kB\n", anon_huge_kb(area));
+	EXPECT_EQ(pmd_size / 1024, anon_huge_kb(area))
+		TH_LOG("the fault did not map a huge page");
+	for (i = 0; i < pmd_size; i += 4096)
+		if (area[i] != (char)(i >> 12))
+			break;
+	EXPECT_EQ(pmd_size, i) TH_LOG("the huge page lost what was written");
+	EXPECT_EQ(0, munmap(self->map, 2 * pmd_size));
+	self->map = NULL;
+	EXPECT_EQ(0, kmsg_count(&self->env.kmsg, NULL));
 }
 
 TEST_HARNESS_MAIN

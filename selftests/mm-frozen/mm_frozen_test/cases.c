@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mm_frozen_cases - runs the hazard cases (hazard.c), the fault
- * injection cases (fault.c), the memory pressure cases (pressure.c) and
- * the contiguous range cases (contig.c) of the mm-frozen tests on demand.
+ * injection cases (fault.c), the memory pressure cases (pressure.c), the
+ * contiguous range cases (contig.c) and the free cases (frees.c) of the
+ * mm-frozen tests on demand.
  *
  * Each file of /sys/kernel/debug/mm_frozen_cases/ is one case: a write
  * runs it, with the number written as its parameter, and a read on the
@@ -30,6 +31,7 @@ static const struct mfc_group *mfc_groups[] = {
 	&mfc_fault_group,
 	&mfc_pressure_group,
 	&mfc_contig_group,
+	&mfc_frees_group,
 };
 
 static struct dentry *mfc_dir;

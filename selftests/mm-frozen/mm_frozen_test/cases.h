@@ -33,6 +33,7 @@ extern const struct mfc_group mfc_hazard_group;
 extern const struct mfc_group mfc_fault_group;
 extern const struct mfc_group mfc_pressure_group;
 extern const struct mfc_group mfc_contig_group;
+extern const struct mfc_group mfc_frees_group;
 
 __printf(2, 3) void mfc_report(struct mfc_result *r, const char *fmt, ...);
 

@@ -9,9 +9,10 @@
  * A case takes a block of MAX_PAGE_ORDER from a movable area: where
  * alloc_pages() just found one free.  Aligned to its size, no free buddy
  * around it is larger, so find_large_buddy() starts where the block does
- * and the compound branch takes it whole.  Pages that do not hold the
- * refcount expected are not freed: a put would free them under their
- * owner, or never; the case leaks them and says so.
+ * and the compound branch takes it whole; contig_migrate takes the
+ * pageblock of a page of the test's process instead.  Pages that do not
+ * hold the refcount expected are not freed: a put would free them under
+ * their owner, or never; the case leaks them and says so.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -112,6 +113,36 @@ static int contig_split(struct mfc_result *r, unsigned int arg)
 	return 0;
 }
 
+/*
+ * The pageblock around @pfn, where the test's process has a page:
+ * alloc_contig_range() isolates the block, migrates the page out and
+ * frees it into the isolated block (free_frozen_pages() gives it to
+ * free_one_page(), not to a per-CPU list).  The block comes back split,
+ * each page refcounted on its own.
+ */
+static int contig_migrate(struct mfc_result *r, unsigned int pfn)
+{
+	unsigned long start = ALIGN_DOWN(pfn, pageblock_nr_pages), i, not_one = 0;
+	int ret;
+
+	if (!pfn_valid(pfn))
+		return -EINVAL;
+	mfc_report(r, "pfn %#lx\norder %u\n", start, pageblock_order);
+	ret = alloc_contig_range(start, start + pageblock_nr_pages,
+				 MIGRATE_MOVABLE, GFP_KERNEL | __GFP_NOWARN);
+	if (ret)
+		return ret;
+	for (i = 0; i < pageblock_nr_pages; i++)
+		not_one += page_ref_count(pfn_to_page(start + i)) != 1;
+	mfc_report(r, "pages %lu\npages_not_refcounted_once %lu\n",
+		   pageblock_nr_pages, not_one);
+	if (!not_one)
+		free_contig_range(start, pageblock_nr_pages);
+	else
+		mfc_report(r, "leaked %lu\n", pageblock_nr_pages);
+	return 0;
+}
+
 #else /* !CONFIG_CONTIG_ALLOC */
 
 static int contig_compound(struct mfc_result *r, unsigned int arg)
@@ -124,11 +155,17 @@ static int contig_split(struct mfc_result *r, unsigned int arg)
 	return -EOPNOTSUPP;
 }
 
+static int contig_migrate(struct mfc_result *r, unsigned int pfn)
+{
+	return -EOPNOTSUPP;
+}
+
 #endif /* CONFIG_CONTIG_ALLOC */
 
 static const struct mfc_case contig_cases[] = {
 	{ "contig_compound", contig_compound },
 	{ "contig_split", contig_split },
+	{ "contig_migrate", contig_migrate },
 };
 
 const struct mfc_group mfc_contig_group = {
