@@ -97,7 +97,7 @@ option_table() {
 --no-test||RUN_TESTS=0|stop after the table, no guest run
 --merge||MERGE=1|matrix: the arguments are results directories of "runner.sh series" jobs run on their own (CI jobs), merged into one table without a tree or a work directory
 --trees|FILE|TREES_FILE|matrix --merge: the trees that had a job ("runner.sh sources --json"): each one without results is a row "missing", and fails the matrix
---record||RECORD=1|expect: write the expectation file from the run rather than compare
+--record||RECORD=1|expect: write the expectation file from the run rather than compare; bench: write the reference of the timed kernel, bench/reference/RELEASE.json, from a run whose guard passed
 --json||JSON=1|print JSON: a list of objects (spec, name, package, version) that a CI matrix reads as it is
 EOF
 }
@@ -133,7 +133,7 @@ mutants|[NAME...]|--tests,--guest-cmd|lock|command||cmd_mutants|each mutant of t
 coverage||--tests,--guest-cmd|lock|variant|tests|cmd_coverage|which lines of the series the tests ran: the coverage variant (gcov on the objects that the series changes) built, booted and tested, then each line that the series changes, by patch and hunk: run by the tests, boot only, never run, no code, compiled out or not built; a table, coverage.json and coverage.html|./runner.sh coverage --tests frozen_pages_test
 matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge,--trees|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs (--trees: those expected)|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
-bench|[quick]||lock|bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount|./runner.sh bench quick
+bench|[quick]|--record|lock|bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount; --record: the icount medians kept as the reference of the timed kernel|./runner.sh bench quick --record
 expect||--record||variant||cmd_expect|the tests of the variant's last run (its results) against the statuses it must have (tests/expected/VARIANT.txt, or --expect FILE): each difference; exit $E_TESTS if there is one; --record: that file made from the run, to review by hand|./runner.sh expect --baseline --record
 summary||||||cmd_summary|pages and refcount atomics per path, patched beside baseline, from the last runs|./runner.sh summary
 check-log|FILE|||||cmd_check_log|the kernel problems in a console or dmesg log; exit $E_KERNEL if there are some|./runner.sh check-log console.log
@@ -258,7 +258,9 @@ set_option() {
 	*) printf -v "$sets" '%s' "$2" ;;
 	esac
 	GIVEN+=("$1")
-	case "$1" in --source|--results) ;; *) CHILD_ARGS+=("$@") ;; esac
+	# a child gets what it is given and does what its parent's command
+	# says: not the parent's own --record
+	case "$1" in --source|--results|--record) ;; *) CHILD_ARGS+=("$@") ;; esac
 }
 
 # parse_args ARG...: COMMAND, its ARGS and the options, which may come

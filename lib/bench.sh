@@ -36,6 +36,28 @@ bench_kernel() {
 		--variant "$1" kernel || bench_child_failed "$log"
 }
 
+# The icount references of the bench, one a timed kernel (runner.sh bench
+# --record).
+readonly BENCH_REFERENCES="$MMF_ROOT/bench/reference"
+
+# bench_record RESULTS VARIANT SIZE: RESULTS' icount medians, a SIZE
+# (full or quick) bench of VARIANT's kernel, as that kernel's reference,
+# with what they depend on (the tree: the source id its base tag holds).
+bench_record() {
+	local timed_build release
+	timed_build=$(build_dir "$TREE" "$2")
+	release=$(kernel_release "$TREE" "$timed_build")
+	stage "Record the reference of $release"
+	mkdir -p "$BENCH_REFERENCES"
+	mmf_py bench record "$1" "$BENCH_REFERENCES/$release.json" \
+		--release "$release" --size "$3" \
+		--tree "$(git -C "$TREE" tag -l --format='%(contents:subject)' "$BASE_TAG")" \
+		--qemu "$(qemu-system-x86_64 --version | head -n 1)" \
+		--config-sha256 "$(sha256sum < "$timed_build/.config" | cut -d' ' -f1)" | indent ||
+		die "$E_INTERNAL" "bench: no reference written"
+	say "    reference: $BENCH_REFERENCES/$release.json"
+}
+
 # host_lock_cost: the median ns of a lock-prefixed decrement, uncontended
 # and contended, as JSON; the program is rebuilt when its source changes.
 host_lock_cost() {
@@ -77,6 +99,10 @@ cmd_bench() {
 			say "    plots: $RESULTS/bench.png (rounds), bench-summary.png (medians)"
 	fi
 	say "    results: $RESULTS (bench.json, table.txt)"
+	if [ "$RECORD" = 1 ]; then
+		[ "$status" = 0 ] || die "$E_TESTS" "bench: the guard failed: no reference recorded"
+		bench_record "$RESULTS" "$timed" "$size"
+	fi
 	stage_end
 	[ "$status" = 0 ] || exit "$E_TESTS"
 }

@@ -20,9 +20,17 @@ refcounted, and the two icount runs' medians of each case are within
 ICOUNT_AGREEMENT of each other.  Exit status 1 when the guard fails, 2 on
 missing input.
 
+"record" writes REFERENCE: the icount run 1 medians of every case, A and
+B, of a run whose guard passed (its bench.json), with what the numbers
+depend on (the kernel release, the tree, QEMU's version, the config's
+sha256, full or quick) and each case's size (iters, rounds).
+
 Usage: python3 -m mmfrozen.bench RESULTS
+       python3 -m mmfrozen.bench record RESULTS REFERENCE --release R
+           --tree T --qemu Q --config-sha256 H --size full|quick
 """
 
+import argparse
 import glob
 import os
 import statistics
@@ -319,7 +327,51 @@ def write_plot(results, report, clock='icount-1'):
     return gp
 
 
+def reference(report, depends_on):
+    """The reference that REPORT's icount run 1 makes: DEPENDS_ON (a dict
+    of what its numbers depend on) and each case's size and medians."""
+    cases = {}
+    for name, case in report['cases'].items():
+        icount = case.get('icount-1')
+        if icount:
+            cases[name] = {'iters': icount['iters'],
+                           'rounds': len(icount['rounds']),
+                           'A': icount['summary']['A']['median'],
+                           'B': icount['summary']['B']['median']}
+    return dict(depends_on, clock='icount-1',
+                unit='instructions per operation', cases=cases)
+
+
+def cmd_record(argv):
+    parser = argparse.ArgumentParser(prog='mmfrozen.bench record')
+    parser.add_argument('results')
+    parser.add_argument('reference')
+    for name in ('--release', '--tree', '--qemu', '--config-sha256'):
+        parser.add_argument(name, required=True)
+    parser.add_argument('--size', required=True, choices=('full', 'quick'))
+    args = parser.parse_args(argv)
+    report = read_json(os.path.join(args.results, 'bench.json'))
+    if not report or not report.get('guard', {}).get('passed'):
+        print('bench.py: no bench whose guard passed in %s: nothing recorded'
+              % args.results, file=sys.stderr)
+        return 2
+    ref = reference(report, {
+        'release': args.release, 'tree': args.tree, 'qemu': args.qemu,
+        'config_sha256': args.config_sha256, 'size': args.size})
+    if not ref['cases']:
+        print('bench.py: no icount run in %s: nothing recorded' % args.results,
+              file=sys.stderr)
+        return 2
+    write_json(args.reference, ref)
+    for name, case in ref['cases'].items():
+        print('%-8s A %10.1f  B %10.1f  (%d iters, %d rounds)'
+              % (name, case['A'], case['B'], case['iters'], case['rounds']))
+    return 0
+
+
 def main(argv):
+    if argv[:1] == ['record']:
+        return cmd_record(argv[1:])
     if len(argv) != 1 or not os.path.isdir(argv[0]):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2

@@ -8,7 +8,8 @@ path's atomics, when the hist triggers dropped events, when under -icount
 frozen page allocation costs more instructions than refcounted, and when
 the two icount runs' medians of a case are more than 1 % apart.  The summary
 figure's data: medians from zero, the spread, the atomics and the
-predicted saving."""
+predicted saving.  The reference (record): each case's icount medians
+and size with what they depend on, from a run whose guard passed only."""
 
 import json
 import os
@@ -122,3 +123,39 @@ class Guard(ScratchTest):
     def test_no_results(self):
         os.makedirs(os.path.join(self.tmp, 'empty'))
         self.assertEqual(run_main(bench.main, [os.path.join(self.tmp, 'empty')])[0], 2)
+
+
+class Record(ScratchTest):
+    DEPENDS_ON = ['--release', '6.12.118-mm-frozen', '--tree', 'linux-source-6.12 (installed)',
+                  '--qemu', 'QEMU emulator version 7.2.19', '--config-sha256', 'ab12',
+                  '--size', 'quick']
+
+    def test_the_medians_of_a_real_quick_run_with_what_they_depend_on(self):
+        dir = self.copy_fixture('bench', 'quick')
+        run_main(bench.main, [dir])
+        ref = os.path.join(self.tmp, 'ref.json')
+        status, out = run_main(bench.main, ['record', dir, ref] + self.DEPENDS_ON)
+        self.assertEqual(status, 0)
+        saved = json.loads(read(ref))
+        report = json.loads(read(os.path.join(dir, 'bench.json')))
+        median = report['cases']['cross-0']['icount-1']['summary']['B']['median']
+        self.assertEqual(saved['cases']['cross-0']['B'], median)
+        self.assertEqual(sorted(saved['cases']), sorted(report['cases']))
+        self.assertEqual({k: saved[k] for k in ('release', 'qemu', 'config_sha256', 'size')},
+                         {'release': '6.12.118-mm-frozen', 'qemu': 'QEMU emulator version 7.2.19',
+                          'config_sha256': 'ab12', 'size': 'quick'})
+        self.assertEqual(saved['cases']['pages-0']['rounds'],
+                         len(report['cases']['pages-0']['icount-1']['rounds']))
+        self.assertIn('cross-0 ', out)
+
+    def test_nothing_recorded_from_a_run_whose_guard_failed(self):
+        dir = self.copy_fixture('bench', 'tick-in-b')
+        run_main(bench.main, [dir])
+        ref = os.path.join(self.tmp, 'ref.json')
+        self.assertEqual(run_main(bench.main, ['record', dir, ref] + self.DEPENDS_ON)[0], 2)
+        self.assertFalse(os.path.exists(ref))
+
+    def test_nothing_recorded_without_a_report(self):
+        ref = os.path.join(self.tmp, 'ref.json')
+        self.assertEqual(run_main(bench.main, ['record', self.tmp, ref] + self.DEPENDS_ON)[0], 2)
+        self.assertFalse(os.path.exists(ref))
