@@ -571,7 +571,26 @@ TEST_F_TIMEOUT(memcg, charge_failure_frees_frozen, 100)
 
 /* ------------------------------------------------------------ mempolicy */
 
-#define MPOL_ALLOC	"alloc_pages_mpol"	/* calls alloc_pages_preferred_many() */
+/*
+ * The function that allocates under a memory policy and calls
+ * alloc_pages_preferred_many(): 0002 makes alloc_pages_mpol_noprof() the
+ * static alloc_pages_mpol().
+ */
+static const char * const mpol_alloc[] = {
+	"alloc_pages_mpol", "alloc_pages_mpol_noprof",
+};
+
+/* The first of mpol_alloc[] that the kernel has, or NULL. */
+static const char *mpol_alloc_function(void)
+{
+	unsigned long long start, end;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mpol_alloc); i++)
+		if (!symbol_range(mpol_alloc[i], &start, &end))
+			return mpol_alloc[i];
+	return NULL;
+}
 
 FIXTURE(mempolicy) {
 	struct case_env env;
@@ -582,10 +601,15 @@ FIXTURE(mempolicy) {
 
 FIXTURE_SETUP(mempolicy)
 {
+	const char *mpol = mpol_alloc_function();
+
 	if (access(FAIL_PAGE_ALLOC "/require-start", F_OK))
 		SKIP(return, "no %s/require-start: kernel without "
 		     "CONFIG_FAULT_INJECTION_STACKTRACE_FILTER, which keeps a "
-		     "failure to %s()", FAIL_PAGE_ALLOC, MPOL_ALLOC);
+		     "failure to the memory policy's allocation", FAIL_PAGE_ALLOC);
+	if (!mpol)
+		SKIP(return, "neither %s() nor %s() in /proc/kallsyms",
+		     mpol_alloc[0], mpol_alloc[1]);
 	self->page_size = sysconf(_SC_PAGESIZE);
 	ASSERT_EQ(0, fault_in_program());	/* before the area: it is not */
 	self->area = mmap(NULL, 2 * self->page_size, PROT_READ | PROT_WRITE,
@@ -594,7 +618,7 @@ FIXTURE_SETUP(mempolicy)
 	ASSERT_TRUE(fault_save(&self->fpa, FAIL_PAGE_ALLOC, fpa_attrs,
 			       ARRAY_SIZE(fpa_attrs)));
 	ASSERT_EQ(0, open_window(_metadata, &self->env, NULL));
-	ASSERT_EQ(0, fault_only_under(FAIL_PAGE_ALLOC, MPOL_ALLOC));
+	ASSERT_EQ(0, fault_only_under(FAIL_PAGE_ALLOC, mpol));
 	ASSERT_EQ(0, fpa_write("min-order", "0"));
 	ASSERT_EQ(0, fpa_write("ignore-gfp-highmem", "N"));
 	ASSERT_EQ(0, fpa_write("task-filter", "Y"));

@@ -782,9 +782,9 @@ static unsigned long pfn_of(const void *addr)
  * alloc_contig_range() of the pageblock around a page of this process:
  * the page moves out (its data with it) and the block comes back, each
  * page refcounted once.  The old page is freed into the block while it is
- * isolated: free_frozen_pages() must not put it on a per-CPU list, where
- * alloc_contig_range() would not find it free.  A block that holds a page
- * it cannot move is busy: the block of a page further on is tried.
+ * isolated (free_frozen_pages() hands it to free_one_page(), 0001's line):
+ * a page lost there leaves the block busy.  A block that holds a page it
+ * cannot move is busy too: the block of a page further on is tried.
  */
 TEST_F(contig, migrates_a_process_page)
 {
