@@ -93,23 +93,35 @@ static int contig_compound(struct mfc_result *r, unsigned int arg)
 	return 0;
 }
 
+/*
+ * The @nr pages from @pfn that alloc_contig_range() handed out split:
+ * reports how many do not hold the refcount of 1 their owner puts, and
+ * gives them back if none, else leaks them.
+ */
+static void contig_give_back_split(struct mfc_result *r, unsigned long pfn,
+				   unsigned long nr)
+{
+	unsigned long i, not_one = 0;
+
+	for (i = 0; i < nr; i++)
+		not_one += page_ref_count(pfn_to_page(pfn + i)) != 1;
+	mfc_report(r, "pages %lu\npages_not_refcounted_once %lu\n", nr, not_one);
+	if (!not_one)
+		free_contig_range(pfn, nr);
+	else
+		mfc_report(r, "leaked %lu\n", nr);
+}
+
 /* Without __GFP_COMP: CONTIG_PAGES pages, each refcounted on its own. */
 static int contig_split(struct mfc_result *r, unsigned int arg)
 {
-	unsigned long pfn, i, not_one = 0;
+	unsigned long pfn;
 	int ret;
 
 	ret = contig_take(r, GFP_KERNEL, &pfn);
 	if (ret)
 		return ret;
-	for (i = 0; i < CONTIG_PAGES; i++)
-		not_one += page_ref_count(pfn_to_page(pfn + i)) != 1;
-	mfc_report(r, "pages %lu\npages_not_refcounted_once %lu\n",
-		   CONTIG_PAGES, not_one);
-	if (!not_one)
-		free_contig_range(pfn, CONTIG_PAGES);
-	else
-		mfc_report(r, "leaked %lu\n", CONTIG_PAGES);
+	contig_give_back_split(r, pfn, CONTIG_PAGES);
 	return 0;
 }
 
@@ -122,7 +134,7 @@ static int contig_split(struct mfc_result *r, unsigned int arg)
  */
 static int contig_migrate(struct mfc_result *r, unsigned int pfn)
 {
-	unsigned long start = ALIGN_DOWN(pfn, pageblock_nr_pages), i, not_one = 0;
+	unsigned long start = ALIGN_DOWN(pfn, pageblock_nr_pages);
 	int ret;
 
 	if (!pfn_valid(pfn))
@@ -132,14 +144,7 @@ static int contig_migrate(struct mfc_result *r, unsigned int pfn)
 				 MIGRATE_MOVABLE, GFP_KERNEL | __GFP_NOWARN);
 	if (ret)
 		return ret;
-	for (i = 0; i < pageblock_nr_pages; i++)
-		not_one += page_ref_count(pfn_to_page(start + i)) != 1;
-	mfc_report(r, "pages %lu\npages_not_refcounted_once %lu\n",
-		   pageblock_nr_pages, not_one);
-	if (!not_one)
-		free_contig_range(start, pageblock_nr_pages);
-	else
-		mfc_report(r, "leaked %lu\n", pageblock_nr_pages);
+	contig_give_back_split(r, start, pageblock_nr_pages);
 	return 0;
 }
 
