@@ -88,6 +88,9 @@ static const struct fault_attr_file failslab_attrs[] = {
 };
 
 #define MAX_FAULT_ATTRS 16
+_Static_assert(ARRAY_SIZE(fpa_attrs) <= MAX_FAULT_ATTRS &&
+	       ARRAY_SIZE(failslab_attrs) <= MAX_FAULT_ATTRS,
+	       "struct fault_saved holds MAX_FAULT_ATTRS values");
 
 struct fault_saved {
 	const char *dir;
@@ -130,7 +133,7 @@ static bool fault_save(struct fault_saved *s, const char *dir,
 	int ret;
 
 	*s = (struct fault_saved){ .dir = dir, .attrs = attrs, .nr = nr };
-	for (i = 0; i < nr && i < MAX_FAULT_ATTRS; i++) {
+	for (i = 0; i < nr; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, attrs[i].name);
 		ret = read_file(path, s->value[i], sizeof(s->value[i]));
 		if (ret == -ENOENT && attrs[i].optional)
@@ -138,7 +141,7 @@ static bool fault_save(struct fault_saved *s, const char *dir,
 		else if (ret)
 			return false;
 	}
-	return i == nr;
+	return true;
 }
 
 /* Probability first: nothing fails while the others are put back. */
