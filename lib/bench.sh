@@ -51,7 +51,7 @@ bench_record() {
 	mkdir -p "$BENCH_REFERENCES"
 	mmf_py bench record "$1" "$BENCH_REFERENCES/$release.json" \
 		--release "$release" --size "$3" \
-		--tree "$(git -C "$TREE" tag -l --format='%(contents:subject)' "$BASE_TAG")" \
+		--tree "$(unpacked_source_id "$TREE")" \
 		--qemu "$(qemu-system-x86_64 --version | head -n 1)" \
 		--config-sha256 "$(sha256sum < "$timed_build/.config" | cut -d' ' -f1)" | indent ||
 		die "$E_INTERNAL" "bench: no reference written"

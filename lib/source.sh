@@ -127,6 +127,12 @@ source_id() {
 	esac
 }
 
+# unpacked_source_id REPO: the source id that REPO's base tag holds
+# (source_id's, when it was unpacked); nothing if it has none.
+unpacked_source_id() {
+	git -C "$1" tag -l --format='%(contents:subject)' "$BASE_TAG" 2>/dev/null
+}
+
 # fetch_deb DIR PACKAGE=VERSION: the package downloaded into DIR (and
 # kept there), unpacked into DIR/unpacked; prints the kernel tarball.
 fetch_deb() {
@@ -180,7 +186,7 @@ prepare_source() {
 	local repo=$1 id tmp tarball default_objects="$WORK/linux/.git/objects"
 	id=$(source_id "$SOURCE_KIND" "$SOURCE_LOCATOR" "$SOURCE_COMMIT")
 	if [ -d "$repo/.git" ] &&
-	   [ "$(git -C "$repo" tag -l --format='%(contents:subject)' "$BASE_TAG")" = "$id" ]; then
+	   [ "$(unpacked_source_id "$repo")" = "$id" ]; then
 		say "    $repo: $id (already unpacked)"
 		return
 	fi
@@ -215,7 +221,7 @@ record_checkout() {
 	local -a names=()
 	[ "$VARIANT" = baseline ] || mapfile -t names < <(run_patches 2>/dev/null)
 	mmf_py checkout "$1" --tree "$SOURCE_LABEL" --variant "$VARIANT" \
-		--source-id "$(git -C "$SRC_REPO" tag -l --format='%(contents:subject)' "$BASE_TAG" 2>/dev/null)" \
+		--source-id "$(unpacked_source_id "$SRC_REPO")" \
 		--base-commit "$(git -C "$SRC_REPO" rev-parse -q --verify "$BASE_TAG^{commit}" 2>/dev/null)" \
 		--harness "$(git -C "$MMF_ROOT" describe --always --dirty 2>/dev/null)" \
 		--patches "$PATCHES" "${names[@]}"
