@@ -40,22 +40,19 @@ bench_kernel() {
 # --record).
 readonly BENCH_REFERENCES="$MMF_ROOT/bench/reference"
 
-# bench_record RESULTS VARIANT SIZE: RESULTS' icount medians, a SIZE
-# (full or quick) bench of VARIANT's kernel, as that kernel's reference,
-# with what they depend on (the tree: the source id its base tag holds).
-bench_record() {
-	local timed_build release
-	timed_build=$(build_dir "$TREE" "$2")
-	release=$(kernel_release "$TREE" "$timed_build")
-	stage "Record the reference of $release"
-	mkdir -p "$BENCH_REFERENCES"
-	mmf_py bench record "$1" "$BENCH_REFERENCES/$release.json" \
-		--release "$release" --size "$3" \
+# bench_depends_on VARIANT SIZE: what the numbers of a SIZE (full or
+# quick) bench of VARIANT's kernel depend on, as mmfrozen.bench's
+# options, a word a line: the timed kernel's release, the tree (the
+# source id its base tag holds), QEMU's version, the sha256 of the timed
+# build's .config, the size.
+bench_depends_on() {
+	local timed_build
+	timed_build=$(build_dir "$TREE" "$1")
+	printf '%s\n' --release "$(kernel_release "$TREE" "$timed_build")" \
 		--tree "$(unpacked_source_id "$TREE")" \
 		--qemu "$(qemu-system-x86_64 --version | head -n 1)" \
-		--config-sha256 "$(sha256sum < "$timed_build/.config" | cut -d' ' -f1)" | indent ||
-		die "$E_INTERNAL" "bench: no reference written"
-	say "    reference: $BENCH_REFERENCES/$release.json"
+		--config-sha256 "$(sha256sum < "$timed_build/.config" | cut -d' ' -f1)" \
+		--size "$2"
 }
 
 # host_lock_cost: the median ns of a lock-prefixed decrement, uncontended
@@ -70,7 +67,7 @@ host_lock_cost() {
 # kernel only, counted and once under -icount, with fewer rounds.
 cmd_bench() {
 	local size=${1:-full} timed=bench clock status=0
-	local -a clocks=(icount-1 icount-2 tcg) script=("$MMF_ROOT/guest-init/bench.sh")
+	local -a clocks=(icount-1 icount-2 tcg) script=("$MMF_ROOT/guest-init/bench.sh") depends_on references
 	case "$size" in
 	full) ;;
 	quick) timed=patched clocks=(icount-1) ;;
@@ -92,7 +89,12 @@ cmd_bench() {
 	stage "Time a lock RMW on the host (bench/lock-cost.c)"
 	host_lock_cost > "$RESULTS/lock-cost.json"
 	stage "Report"
-	mmf_py bench "$RESULTS" | tee "$RESULTS/table.txt" || status=$?
+	mapfile -t depends_on < <(bench_depends_on "$timed" "$size")
+	# what --record replaces is not held against
+	references=(--references "$BENCH_REFERENCES")
+	[ "$RECORD" != 1 ] || references=()
+	mmf_py bench "$RESULTS" "${depends_on[@]}" "${references[@]}" |
+		tee "$RESULTS/table.txt" || status=$?
 	[ "$status" != 2 ] || die "$E_INTERNAL" "mmfrozen.bench found no results"
 	if command -v gnuplot > /dev/null; then
 		gnuplot "$RESULTS/bench.gp" &&
@@ -101,7 +103,9 @@ cmd_bench() {
 	say "    results: $RESULTS (bench.json, table.txt)"
 	if [ "$RECORD" = 1 ]; then
 		[ "$status" = 0 ] || die "$E_TESTS" "bench: the guard failed: no reference recorded"
-		bench_record "$RESULTS" "$timed" "$size"
+		stage "Record the reference"
+		mmf_py bench record "$RESULTS" "$BENCH_REFERENCES" | indent ||
+			die "$E_INTERNAL" "bench: no reference written"
 	fi
 	stage_end
 	[ "$status" = 0 ] || exit "$E_TESTS"

@@ -20,14 +20,21 @@ refcounted, and the two icount runs' medians of each case are within
 ICOUNT_AGREEMENT of each other.  Exit status 1 when the guard fails, 2 on
 missing input.
 
-"record" writes REFERENCE: the icount run 1 medians of every case, A and
-B, of a run whose guard passed (its bench.json), with what the numbers
-depend on (the kernel release, the tree, QEMU's version, the config's
-sha256, full or quick) and each case's size (iters, rounds).
+With what the numbers depend on (--release, the timed kernel's; --tree,
+--qemu, --config-sha256, --size full|quick), bench.json keeps them, and
+with --references DIR the guard also holds icount run 1's medians to the
+reference DIR/RELEASE.json: a case whose A or B moved by more than
+REFERENCE_TOLERANCE either way fails (slower is a regression; much
+faster needs a look too).  A reference of another tree, QEMU, config or
+size, or none, is said, and only A against B is checked.
 
-Usage: python3 -m mmfrozen.bench RESULTS
-       python3 -m mmfrozen.bench record RESULTS REFERENCE --release R
-           --tree T --qemu Q --config-sha256 H --size full|quick
+"record" writes the reference DIR/RELEASE.json from a run whose guard
+passed (its bench.json): what its numbers depend on, and per case icount
+run 1's medians of A and B and the case's size (iters, rounds).
+
+Usage: python3 -m mmfrozen.bench RESULTS [--release R --tree T --qemu Q
+           --config-sha256 H --size full|quick [--references DIR]]
+       python3 -m mmfrozen.bench record RESULTS DIR
 """
 
 import argparse
@@ -52,6 +59,16 @@ PATHS = ('A', 'B')  # A frozen, B refcounted
 # How far the two icount runs' medians of a case may be apart, relative:
 # -icount counts instructions, so a run that is repeated repeats them.
 ICOUNT_AGREEMENT = 0.01
+# How far a case's icount median may move from the reference's, relative,
+# either way.  Under -icount a boot repeats its rounds to the instruction
+# or nearly, but not another boot: in eight boots of bench quick on one
+# kernel, a case's medians were up to 1.23 % apart (cross-0's B; slab-0's
+# A 1.20 %, every other case 0.6 % or less; what differs between boots is
+# not pinned down).  2 % is above that spread wherever
+# in it the reference fell, and far below the 14 % of the least slowed
+# case of a kernel that frees without the per-CPU lists.
+REFERENCE_TOLERANCE = 0.02
+DEPENDS_ON = ('release', 'tree', 'qemu', 'config_sha256', 'size')
 
 
 def read_rounds(path):
@@ -327,9 +344,9 @@ def write_plot(results, report, clock='icount-1'):
     return gp
 
 
-def reference(report, depends_on):
-    """The reference that REPORT's icount run 1 makes: DEPENDS_ON (a dict
-    of what its numbers depend on) and each case's size and medians."""
+def reference(report):
+    """The reference that REPORT's icount run 1 makes: what its numbers
+    depend on, and each case's size and medians."""
     cases = {}
     for name, case in report['cases'].items():
         icount = case.get('icount-1')
@@ -338,52 +355,135 @@ def reference(report, depends_on):
                            'rounds': len(icount['rounds']),
                            'A': icount['summary']['A']['median'],
                            'B': icount['summary']['B']['median']}
-    return dict(depends_on, clock='icount-1',
+    return dict(report['depends_on'], clock='icount-1',
                 unit='instructions per operation', cases=cases)
+
+
+def reference_mismatch(report, ref):
+    """Why REF (a reference, or None) cannot be held against REPORT, or
+    None when it can."""
+    if ref is None:
+        return 'none'
+    for key in DEPENDS_ON:
+        if ref.get(key) != report['depends_on'][key]:
+            return 'of another %s: %s, not %s' % (key, ref.get(key),
+                                                  report['depends_on'][key])
+    return None
+
+
+def reference_changes(report, ref):
+    """(case, path, reference median, this run's, relative change) of each
+    path of each case that the reference has at the same size."""
+    changes = []
+    for name, case in report['cases'].items():
+        icount, was = case.get('icount-1'), ref['cases'].get(name)
+        if not icount or not was or was['iters'] != icount['iters'] or \
+                was['rounds'] != len(icount['rounds']):
+            continue
+        for p in PATHS:
+            now = icount['summary'][p]['median']
+            changes.append((name, p, was[p], now, (now - was[p]) / was[p]))
+    return changes
+
+
+def reference_check(report, path):
+    """REPORT's medians against the reference at PATH: its verdict for
+    bench.json, and the guard's failures."""
+    ref = read_json(path)
+    why = reference_mismatch(report, ref)
+    verdict = {'file': path, 'tolerance': REFERENCE_TOLERANCE}
+    if why:
+        return dict(verdict, compared=False, why=why), []
+    changes = reference_changes(report, ref)
+    verdict['changes'] = [{'case': c, 'path': p, 'reference': was, 'median': now,
+                           'change': change} for c, p, was, now, change in changes]
+    failures = ['%s: %s moved %+.2f%% from the reference (%.1f to %.1f '
+                'instructions per operation; more than %g%%)'
+                % (c, p, 100 * change, was, now, 100 * REFERENCE_TOLERANCE)
+                for c, p, was, now, change in changes
+                if abs(change) > REFERENCE_TOLERANCE]
+    missing = sorted(set(report['cases']) - {c for c, *_ in changes})
+    failures += ['%s: not in the reference at this size' % c for c in missing]
+    return dict(verdict, compared=True), failures
+
+
+def print_reference(verdict):
+    if not verdict['compared']:
+        print('reference %s: %s; only A against B checked'
+              % (verdict['file'], verdict['why']))
+        return
+    print('against the reference %s (at most %g%% either way):'
+          % (verdict['file'], 100 * verdict['tolerance']))
+    for c in verdict['changes']:
+        print('  %-8s %s %10.1f -> %10.1f  %+.2f%%' % (
+            c['case'], c['path'], c['reference'], c['median'], 100 * c['change']))
 
 
 def cmd_record(argv):
     parser = argparse.ArgumentParser(prog='mmfrozen.bench record')
     parser.add_argument('results')
-    parser.add_argument('reference')
-    for name in ('--release', '--tree', '--qemu', '--config-sha256'):
-        parser.add_argument(name, required=True)
-    parser.add_argument('--size', required=True, choices=('full', 'quick'))
+    parser.add_argument('references')
     args = parser.parse_args(argv)
     report = read_json(os.path.join(args.results, 'bench.json'))
-    if not report or not report.get('guard', {}).get('passed'):
-        print('bench.py: no bench whose guard passed in %s: nothing recorded'
-              % args.results, file=sys.stderr)
+    if not report or not report.get('guard', {}).get('passed') or \
+            'depends_on' not in report:
+        print('bench.py: no bench whose guard passed, with what it depends '
+              'on, in %s: nothing recorded' % args.results, file=sys.stderr)
         return 2
-    ref = reference(report, {
-        'release': args.release, 'tree': args.tree, 'qemu': args.qemu,
-        'config_sha256': args.config_sha256, 'size': args.size})
+    ref = reference(report)
     if not ref['cases']:
         print('bench.py: no icount run in %s: nothing recorded' % args.results,
               file=sys.stderr)
         return 2
-    write_json(args.reference, ref)
+    path = os.path.join(args.references, ref['release'] + '.json')
+    os.makedirs(args.references, exist_ok=True)
+    write_json(path, ref)
+    print('reference: %s' % path)
     for name, case in ref['cases'].items():
         print('%-8s A %10.1f  B %10.1f  (%d iters, %d rounds)'
               % (name, case['A'], case['B'], case['iters'], case['rounds']))
     return 0
 
 
+def parse_report_args(argv):
+    parser = argparse.ArgumentParser(prog='mmfrozen.bench')
+    parser.add_argument('results')
+    for name in ('--release', '--tree', '--qemu', '--config-sha256'):
+        parser.add_argument(name)
+    parser.add_argument('--size', choices=('full', 'quick'))
+    parser.add_argument('--references')
+    args = parser.parse_args(argv)
+    given = [getattr(args, key) is not None for key in DEPENDS_ON]
+    if any(given) and not all(given) or args.references and not all(given):
+        parser.error('--release, --tree, --qemu, --config-sha256 and --size '
+                     'go together, and --references needs them')
+    return args
+
+
 def main(argv):
     if argv[:1] == ['record']:
         return cmd_record(argv[1:])
-    if len(argv) != 1 or not os.path.isdir(argv[0]):
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+    args = parse_report_args(argv)
+    results = args.results
+    if not os.path.isdir(results):
+        print('bench.py: no directory %s' % results, file=sys.stderr)
         return 2
-    results = argv[0]
     report = collect(results)
     if not report['cases']:
         print('bench.py: no bench results in %s' % results, file=sys.stderr)
         return 2
+    if args.release is not None:
+        report['depends_on'] = {key: getattr(args, key) for key in DEPENDS_ON}
     failures = guard(report)
+    if args.references:
+        report['reference'], more = reference_check(
+            report, os.path.join(args.references, args.release + '.json'))
+        failures += more
     report['guard'] = {'passed': not failures, 'failures': failures}
     write_json(os.path.join(results, 'bench.json'), report)
     print_table(report)
+    if args.references:
+        print_reference(report['reference'])
     write_plot(results, report)
     for line in failures:
         print('GUARD FAILED: ' + line)

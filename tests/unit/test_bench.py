@@ -9,7 +9,10 @@ frozen page allocation costs more instructions than refcounted, and when
 the two icount runs' medians of a case are more than 1 % apart.  The summary
 figure's data: medians from zero, the spread, the atomics and the
 predicted saving.  The reference (record): each case's icount medians
-and size with what they depend on, from a run whose guard passed only."""
+and size with what they depend on, from a run whose guard passed only;
+held against a run, a case that moved by more than REFERENCE_TOLERANCE
+fails, named with its change, and a reference missing or of another
+QEMU is said and not held against."""
 
 import json
 import os
@@ -125,37 +128,92 @@ class Guard(ScratchTest):
         self.assertEqual(run_main(bench.main, [os.path.join(self.tmp, 'empty')])[0], 2)
 
 
-class Record(ScratchTest):
-    DEPENDS_ON = ['--release', '6.12.118-mm-frozen', '--tree', 'linux-source-6.12 (installed)',
-                  '--qemu', 'QEMU emulator version 7.2.19', '--config-sha256', 'ab12',
+class Reference(ScratchTest):
+    DEPENDS_ON = ['--release', '6.12.118-mm-frozen',
+                  '--tree', 'linux-source-6.12 6.12.118-1~deb12u1',
+                  '--qemu', 'QEMU emulator version 7.2.22', '--config-sha256', 'ab12',
                   '--size', 'quick']
 
-    def test_the_medians_of_a_real_quick_run_with_what_they_depend_on(self):
+    def recorded(self):
+        """The quick fixture's copy, reported with what it depends on,
+        and its reference recorded in self.tmp/refs."""
         dir = self.copy_fixture('bench', 'quick')
-        run_main(bench.main, [dir])
-        ref = os.path.join(self.tmp, 'ref.json')
-        status, out = run_main(bench.main, ['record', dir, ref] + self.DEPENDS_ON)
-        self.assertEqual(status, 0)
-        saved = json.loads(read(ref))
+        self.assertEqual(run_main(bench.main, [dir] + self.DEPENDS_ON)[0], 0)
+        self.refs = os.path.join(self.tmp, 'refs')
+        self.assertEqual(run_main(bench.main, ['record', dir, self.refs])[0], 0)
+        return dir
+
+    def slower(self, dir, name, factor):
+        """The icount rounds of case NAME, A and B, made FACTOR dearer."""
+        path = os.path.join(dir, 'icount-1', 'bench', name + '.rounds')
+        lines = read(path).splitlines()
+        rounds = [' '.join([w[0]] + [str(round(int(x) * factor)) for x in w[1:]])
+                  for w in map(str.split, lines[1:])]
+        write(path, '\n'.join([lines[0]] + rounds) + '\n')
+
+    def test_the_medians_of_a_real_quick_run_with_what_they_depend_on(self):
+        dir = self.recorded()
+        saved = json.loads(read(os.path.join(self.refs, '6.12.118-mm-frozen.json')))
         report = json.loads(read(os.path.join(dir, 'bench.json')))
         median = report['cases']['cross-0']['icount-1']['summary']['B']['median']
         self.assertEqual(saved['cases']['cross-0']['B'], median)
         self.assertEqual(sorted(saved['cases']), sorted(report['cases']))
         self.assertEqual({k: saved[k] for k in ('release', 'qemu', 'config_sha256', 'size')},
-                         {'release': '6.12.118-mm-frozen', 'qemu': 'QEMU emulator version 7.2.19',
+                         {'release': '6.12.118-mm-frozen', 'qemu': 'QEMU emulator version 7.2.22',
                           'config_sha256': 'ab12', 'size': 'quick'})
         self.assertEqual(saved['cases']['pages-0']['rounds'],
                          len(report['cases']['pages-0']['icount-1']['rounds']))
-        self.assertIn('cross-0 ', out)
+
+    def test_the_same_run_against_its_reference_passes(self):
+        dir = self.recorded()
+        status, out = run_main(bench.main, [dir] + self.DEPENDS_ON + ['--references', self.refs])
+        self.assertEqual(status, 0)
+        self.assertIn('  pages-0  A      861.7 ->      861.7  +0.00%', out)
+
+    def test_a_case_slower_than_the_tolerance_fails_naming_its_change(self):
+        dir = self.recorded()
+        self.slower(dir, 'slab-3', 1.03)
+        status, out = run_main(bench.main, [dir] + self.DEPENDS_ON + ['--references', self.refs])
+        self.assertEqual(status, 1)
+        failed = [l for l in out.splitlines() if l.startswith('GUARD FAILED')]
+        self.assertEqual(len(failed), 2)
+        self.assertRegex(failed[0], r'^GUARD FAILED: slab-3: A moved \+3\.0\d% from the reference')
+        self.assertIn('more than %g%%' % (100 * bench.REFERENCE_TOLERANCE), failed[0])
+
+    def test_a_case_within_the_tolerance_passes(self):
+        dir = self.recorded()
+        self.slower(dir, 'slab-3', 1 + bench.REFERENCE_TOLERANCE / 2)
+        self.assertEqual(run_main(bench.main, [dir] + self.DEPENDS_ON +
+                                  ['--references', self.refs])[0], 0)
+
+    def test_no_reference_is_said_and_a_against_b_checked(self):
+        dir = self.copy_fixture('bench', 'quick')
+        refs = os.path.join(self.tmp, 'none')
+        status, out = run_main(bench.main, [dir] + self.DEPENDS_ON + ['--references', refs])
+        self.assertEqual(status, 0)
+        self.assertIn('reference %s/6.12.118-mm-frozen.json: none; only A against B checked'
+                      % refs, out)
+
+    def test_a_reference_of_another_qemu_is_not_held_against(self):
+        dir = self.recorded()
+        self.slower(dir, 'slab-3', 1.5)
+        other = list(self.DEPENDS_ON)
+        other[other.index('--qemu') + 1] = 'QEMU emulator version 8.2.2'
+        status, out = run_main(bench.main, [dir] + other + ['--references', self.refs])
+        self.assertEqual(status, 0)
+        self.assertIn(': of another qemu: QEMU emulator version 7.2.22, not QEMU emulator '
+                      'version 8.2.2; only A against B checked', out)
 
     def test_nothing_recorded_from_a_run_whose_guard_failed(self):
         dir = self.copy_fixture('bench', 'tick-in-b')
-        run_main(bench.main, [dir])
-        ref = os.path.join(self.tmp, 'ref.json')
-        self.assertEqual(run_main(bench.main, ['record', dir, ref] + self.DEPENDS_ON)[0], 2)
-        self.assertFalse(os.path.exists(ref))
+        run_main(bench.main, [dir] + self.DEPENDS_ON)
+        refs = os.path.join(self.tmp, 'refs')
+        self.assertEqual(run_main(bench.main, ['record', dir, refs])[0], 2)
+        self.assertFalse(os.path.exists(refs))
 
-    def test_nothing_recorded_without_a_report(self):
-        ref = os.path.join(self.tmp, 'ref.json')
-        self.assertEqual(run_main(bench.main, ['record', self.tmp, ref] + self.DEPENDS_ON)[0], 2)
-        self.assertFalse(os.path.exists(ref))
+    def test_nothing_recorded_without_what_the_run_depends_on(self):
+        dir = self.copy_fixture('bench', 'quick')
+        run_main(bench.main, [dir])
+        refs = os.path.join(self.tmp, 'refs')
+        self.assertEqual(run_main(bench.main, ['record', dir, refs])[0], 2)
+        self.assertFalse(os.path.exists(refs))
