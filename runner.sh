@@ -365,13 +365,22 @@ extra_file() {
 	printf '%s\n' "$path"
 }
 
+# changed_variant VARIANT: VARIANT as the run's --drop, --with, --mutant
+# and --config change it (SERIES_CHANGE, CONFIG_CHANGE), which builds in a
+# directory of its own: "patched" goes when something else names it.
+changed_variant() {
+	[ -n "$SERIES_CHANGE$CONFIG_CHANGE" ] || { echo "$1"; return; }
+	printf '%s\n' "$1" "$SERIES_CHANGE" "$CONFIG_CHANGE" |
+		grep -v -x -e '' -e patched | paste -s -d -
+}
+
 # resolve_run: what the options lead to, once: the source, the tree, the
 # build, the results, the timeout; from here on every option and these
 # are read only.  A series changed by --drop or --with has a worktree of
 # its own, named by the changes; a config changed by --config, a build
 # directory of its own.
 resolve_run() {
-	local source drop file series_change='' config_change='' kind expect
+	local source drop file kind expect
 	WORK=$(absolute "$WORK")
 	PATCHES=$(absolute "$PATCHES")
 	if [ -n "$EXPECT" ]; then
@@ -384,30 +393,28 @@ resolve_run() {
 	SRC_REPO="$SRC_WORK/linux"
 	INITRAMFS="$WORK/initramfs.cpio.gz"
 	CONFIG_VARIANT=$VARIANT BRANCH=$PATCHED_BRANCH TREE=$SRC_REPO DROPPED=() WITH=() EXTRA_CONFIG=()
+	SERIES_CHANGE='' CONFIG_CHANGE=''
 	[ "$VARIANT" != baseline ] || TREE="$SRC_WORK/linux-baseline"
 	for drop in "${DROP_ARGS[@]}"; do
 		DROPPED+=("$(resolve_drop "$PATCHES" "$drop")")
-		series_change="${series_change:-drop}-${DROPPED[-1]%%-*}"
+		SERIES_CHANGE="${SERIES_CHANGE:-drop}-${DROPPED[-1]%%-*}"
 	done
 	for file in "${WITH_ARGS[@]}"; do
 		WITH+=("$(extra_file --with "$file" .patch)")
-		series_change+="${series_change:+-}with-$(basename "${WITH[-1]}" .patch)"
+		SERIES_CHANGE+="${SERIES_CHANGE:+-}with-$(basename "${WITH[-1]}" .patch)"
 	done
 	if [ -n "$MUTANT_ARG" ]; then
 		WITH+=("$(extra_file --mutant "$MUTANT_ARG" .patch)")
-		series_change=mutant
+		SERIES_CHANGE=mutant
 	fi
 	for file in "${CONFIG_ARGS[@]}"; do
 		EXTRA_CONFIG+=("$(extra_file --config "$file" .config)")
-		config_change+="${config_change:+-}config-$(basename "${EXTRA_CONFIG[-1]}" .config)"
+		CONFIG_CHANGE+="${CONFIG_CHANGE:+-}config-$(basename "${EXTRA_CONFIG[-1]}" .config)"
 	done
-	if [ -n "$series_change" ]; then
-		TREE="$SRC_WORK/linux-$series_change" BRANCH="$PATCHED_BRANCH-$series_change"
+	if [ -n "$SERIES_CHANGE" ]; then
+		TREE="$SRC_WORK/linux-$SERIES_CHANGE" BRANCH="$PATCHED_BRANCH-$SERIES_CHANGE"
 	fi
-	if [ -n "$series_change$config_change" ]; then
-		VARIANT=$(printf '%s\n' "$VARIANT" "$series_change" "$config_change" |
-			grep -v -x -e '' -e patched | paste -s -d -)
-	fi
+	VARIANT=$(changed_variant "$VARIANT")
 	BUILD=$(build_dir "$TREE" "$VARIANT")
 	KSELFTEST_DIR="$BUILD/kselftest-install"
 	kind=$(command_field "$COMMAND" 5)
@@ -431,7 +438,8 @@ resolve_run() {
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
 		NO_WAIT DRY_RUN EXPECT GUEST_CMD BISECT RUN_TESTS JSON MERGE TREES_FILE RECORD STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
-		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED WITH EXTRA_CONFIG BUILD KSELFTEST_DIR QUIET
+		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED WITH EXTRA_CONFIG SERIES_CHANGE CONFIG_CHANGE \
+		BUILD KSELFTEST_DIR QUIET
 }
 
 main() {

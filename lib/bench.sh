@@ -25,7 +25,7 @@ bench_pass() {
 	child_runner "$log" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
 		--variant "$2" --accel "$3" --results "$RESULTS/$name" \
 		exec -- "${@:4}" || bench_child_failed "$log"
-	printf '%s\t%s\t%s\n' "$name" "$2" "$3" >> "$RESULTS/passes.tsv"
+	printf '%s\t%s\t%s\n' "$name" "$(changed_variant "$2")" "$3" >> "$RESULTS/passes.tsv"
 	say "    $(grep -c '^bench: ' "$log") cases; $RESULTS/$name"
 }
 
@@ -42,16 +42,24 @@ readonly BENCH_REFERENCES="$MMF_ROOT/bench/reference"
 
 # bench_depends_on VARIANT SIZE: what the numbers of a SIZE (full or
 # quick) bench of VARIANT's kernel depend on, as mmfrozen.bench's
-# options, a word a line: the timed kernel's release, the tree (the
-# source id its base tag holds), QEMU's version, the sha256 of the timed
-# build's .config, the size.
+# options, a word a line: the release that config/ gives VARIANT (the
+# reference's name: a series that --drop, --with or --mutant changes is
+# held to the reference of the series it changes), the tree (the source
+# id its base tag holds), QEMU's version, the sha256 of the timed build's
+# .config without its release name (a --config change is another
+# config), the size.
 bench_depends_on() {
-	local timed_build
-	timed_build=$(build_dir "$TREE" "$1")
-	printf '%s\n' --release "$(kernel_release "$TREE" "$timed_build")" \
+	local timed_build localversion
+	timed_build=$(build_dir "$TREE" "$(changed_variant "$1")")
+	[ -f "$timed_build/.config" ] ||
+		die "$E_INTERNAL" "bench: no timed kernel in $timed_build"
+	localversion=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' \
+		"$MMF_ROOT/config/variant-$1.config")
+	printf '%s\n' --release "$(make -s -C "$TREE" kernelversion)$localversion" \
 		--tree "$(unpacked_source_id "$TREE")" \
 		--qemu "$(qemu-system-x86_64 --version | head -n 1)" \
-		--config-sha256 "$(sha256sum < "$timed_build/.config" | cut -d' ' -f1)" \
+		--config-sha256 "$(grep -v '^CONFIG_LOCALVERSION=' "$timed_build/.config" |
+			sha256sum | cut -d' ' -f1)" \
 		--size "$2"
 }
 
@@ -66,13 +74,15 @@ host_lock_cost() {
 # cmd_bench [full|quick]: quick, the guard of make check: the patched
 # kernel only, counted and once under -icount, with fewer rounds.
 cmd_bench() {
-	local size=${1:-full} timed=bench clock status=0
+	local size=${1:-full} timed=bench clock status=0 deps
 	local -a clocks=(icount-1 icount-2 tcg) script=("$MMF_ROOT/guest-init/bench.sh") depends_on references
 	case "$size" in
 	full) ;;
 	quick) timed=patched clocks=(icount-1) ;;
 	*) die "$E_USAGE" "bench takes full or quick, not $size" ;;
 	esac
+	[ "$RECORD" != 1 ] || [ -z "$SERIES_CHANGE$CONFIG_CHANGE" ] ||
+		die "$E_USAGE" "bench --record keeps the reference of patches/ as they are: not with --drop, --with, --mutant or --config"
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
 	stage "Build the kernels: patched (the counts), $timed (the clocks)"
@@ -89,7 +99,8 @@ cmd_bench() {
 	stage "Time a lock RMW on the host (bench/lock-cost.c)"
 	host_lock_cost > "$RESULTS/lock-cost.json"
 	stage "Report"
-	mapfile -t depends_on < <(bench_depends_on "$timed" "$size")
+	deps=$(bench_depends_on "$timed" "$size")
+	mapfile -t depends_on <<< "$deps"
 	# what --record replaces is not held against
 	references=(--references "$BENCH_REFERENCES")
 	[ "$RECORD" != 1 ] || references=()

@@ -64,9 +64,10 @@ ICOUNT_AGREEMENT = 0.01
 # or nearly, but not another boot: in eight boots of bench quick on one
 # kernel, a case's medians were up to 1.23 % apart (cross-0's B; slab-0's
 # A 1.20 %, every other case 0.6 % or less; what differs between boots is
-# not pinned down).  2 % is above that spread wherever
-# in it the reference fell, and far below the 14 % of the least slowed
-# case of a kernel that frees without the per-CPU lists.
+# not pinned down).  2 % is above that spread wherever in it the
+# reference fell, and far below how far every case moved on a kernel
+# that frees without the per-CPU lists (tests/data/slow-free-no-pcp.patch:
+# +20 % to +108 %, cross-3 -5 %).
 REFERENCE_TOLERANCE = 0.02
 DEPENDS_ON = ('release', 'tree', 'qemu', 'config_sha256', 'size')
 
@@ -457,6 +458,9 @@ def parse_report_args(argv):
     if any(given) and not all(given) or args.references and not all(given):
         parser.error('--release, --tree, --qemu, --config-sha256 and --size '
                      'go together, and --references needs them')
+    if '' in (getattr(args, key) for key in DEPENDS_ON):
+        parser.error('--release, --tree, --qemu and --config-sha256 '
+                     'cannot be empty')
     return args
 
 
