@@ -10,14 +10,16 @@
 # fail, and the kernel's own slab and mm suites on both kernels, where the
 # patched one must not lose a test the baseline passes; the bench's guard
 # (no refcount atomic on a frozen path, one per refcounted free, frozen
-# page allocation no dearer than refcounted under -icount); then the
+# page allocation no dearer than refcounted under -icount, each case
+# within 2 % of the committed reference); then the
 # series check on trees where its verdict is known, and the whole job on
 # an older Debian 6.12 (MMF_OLDER_SOURCE); last, the reports those runs
 # wrote, against their schemas.  make check-full (MMF_CHECK_FULL=1) adds
 # the bisect build of every commit of the series, the tracing check's
 # retries, shown on a bpftrace that says it lost events, the expected
 # statuses' teeth: the series without its tracepoint, whose skips must
-# fail the run, the whole
+# fail the run, the bench guard's teeth: a kernel slower on purpose, whose
+# cases must move from the reference, the whole
 # target under KASAN, kmemleak and page_owner, the sanitizers' teeth:
 # bugs put in on purpose that they must report, the series' mutants,
 # which the suite must kill, and the coverage of the series' lines, every
@@ -69,6 +71,7 @@ if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step series-bisect ./runner.sh "$@" series --no-test
 	step tracing-retry tests/expect-retry.sh "$@"
 	step statuses-lost tests/expect-lost.sh "$@"
+	step bench-slower tests/expect-slower.sh "$@"
 	step kasan ./runner.sh "$@" --variant kasan
 	step tooth-uaf tests/expect-tooth.sh uaf "$@"
 	step tooth-leak tests/expect-tooth.sh leak "$@"
