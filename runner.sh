@@ -129,7 +129,7 @@ exec|-- CMD...||lock,quiet|command|$GUEST_TIMEOUT|cmd_exec|run CMD in the guest 
 upstream|[SUITE...]||lock|command|$UPSTREAM_TIMEOUT|cmd_upstream|the kernel's own suites (KUnit slub_kunit, mm selftests by run_vmtests.sh category; "full" adds the slow ones) into upstream.tsv|./runner.sh upstream kunit:slub_test mm:cow
 upstream-compare||||||cmd_upstream_compare|upstream.tsv beside the baseline's; exit $E_TESTS if a test passes on the baseline and fails or is missing here|./runner.sh upstream-compare
 series||--no-bisect,--no-test,--tests,--guest-cmd|lock|command|tests|cmd_series|the series check: how each patch applies, checkpatch.pl --strict, every commit built with the warnings it adds, a table and series.json; then the run on the tip|./runner.sh series --source linux-source-6.12=6.12.107-1~deb12u1
-mutants|[NAME...]|--tests,--guest-cmd|lock|command||cmd_mutants|each mutant of tests/mutants/ (or those named), a mistake of a rebase put in the series on purpose: built (run --mutant), run, and classified: killed (the failed tests, or the kernel's problem and the test it came in), survived, or did not build; a table and mutants.json; exit $E_TESTS unless every mutant was killed|./runner.sh mutants 0011-memcg-refcounted-free
+mutants|[NAME...]|--tests,--guest-cmd|lock|command||cmd_mutants|each mutant of tests/mutants/ (or those named), a mistake of a rebase put in the series on purpose: built (run --mutant), run (and bench quick, for a mutant whose Expected-killer is the bench), and classified: killed (the failed tests, or the kernel's problem and the test it came in, or the bench's guard), survived, or did not build; a table and mutants.json; exit $E_TESTS unless every mutant was killed|./runner.sh mutants 0011-memcg-refcounted-free
 coverage||--tests,--guest-cmd|lock|variant|tests|cmd_coverage|which lines of the series the tests ran: the coverage variant (gcov on the objects that the series changes) built, booted and tested, then each line that the series changes, by patch and hunk: run by the tests, boot only, never run, no code, compiled out or not built; a table, coverage.json and coverage.html|./runner.sh coverage --tests frozen_pages_test
 matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge,--trees|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs (--trees: those expected)|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
@@ -164,6 +164,22 @@ option_field() {
 commands_taking() {
 	command_table | awk -F '|' -v option="$1" \
 		'index("," $3 ",", "," option ",") { printf "%s%s", sep, $1; sep = " " }'
+}
+
+# child_options COMMAND: this run's options for a child runner.sh
+# (CHILD_ARGS) but those of other commands that COMMAND does not take, a
+# word a line.
+child_options() {
+	local i=0 option words
+	while [ "$i" -lt ${#CHILD_ARGS[@]} ]; do
+		option=${CHILD_ARGS[i]} words=1
+		[ -z "$(option_field "$option" 2)" ] || words=2
+		if [ -z "$(commands_taking "$option")" ] ||
+			[[ ,$(command_field "$1" 3), == *,$option,* ]]; then
+			printf '%s\n' "${CHILD_ARGS[@]:i:words}"
+		fi
+		i=$((i + words))
+	done
 }
 
 # ---------------------------------------------------------------- help

@@ -22,7 +22,7 @@ bench_child_failed() {
 # RESULTS/NAME, its output in RESULTS/NAME.log.
 bench_pass() {
 	local name=$1 log="$RESULTS/$1.log"
-	child_runner "$log" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
+	child_runner "$log" exec ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
 		--variant "$2" --accel "$3" --results "$RESULTS/$name" \
 		exec -- "${@:4}" || bench_child_failed "$log"
 	printf '%s\t%s\t%s\n' "$name" "$(changed_variant "$2")" "$3" >> "$RESULTS/passes.tsv"
@@ -32,7 +32,7 @@ bench_pass() {
 # bench_kernel VARIANT: a child runner.sh builds it.
 bench_kernel() {
 	local log="$RESULTS/kernel-$1.log"
-	child_runner "$log" ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
+	child_runner "$log" kernel ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
 		--variant "$1" kernel || bench_child_failed "$log"
 }
 

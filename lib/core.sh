@@ -297,20 +297,24 @@ core_init() {
 	trap 'on_signal SIGTERM 15' TERM
 }
 
-# child_runner OUT ARG...: a runner.sh with this run's options
-# (CHILD_ARGS) and ARG... (bench's passes, matrix's sources, the
-# mutants), its output to the file OUT ("-": this run's own), in a group
+# child_runner OUT COMMAND ARG...: a runner.sh with this run's options
+# that COMMAND takes (child_options: a mutants run's --tests reach its
+# runs, not the bench of a mutant) and ARG..., COMMAND among them
+# (bench's passes, matrix's sources, the mutants), its output to the
+# file OUT ("-": this run's own), in a group
 # of its own that the trap stops (GUARDED): a signal to this run stops
 # it too, rather than wait for its end; its exit status.  The child's
 # output alone goes to OUT: what the trap prints meanwhile is the run's
 # own.
 child_runner() {
 	local out=$1
-	shift
+	local -a options
+	mapfile -t options < <(child_options "$2")
+	shift 2
 	if [ "$out" = - ]; then
-		"${GUARDED[@]}" "$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" "$@" &
+		"${GUARDED[@]}" "$MMF_ROOT/runner.sh" "${options[@]}" "$@" &
 	else
-		"${GUARDED[@]}" "$MMF_ROOT/runner.sh" "${CHILD_ARGS[@]}" "$@" > "$out" 2>&1 &
+		"${GUARDED[@]}" "$MMF_ROOT/runner.sh" "${options[@]}" "$@" > "$out" 2>&1 &
 	fi
 	wait_child "$!"
 }

@@ -45,24 +45,47 @@ mutants_report() {
 # after it would only time out.
 MUTANT_OPTIONS=(--stop-at-problem)
 
-# run_control RESULTS: the series unmutated, run as each mutant is, in
-# RESULTS/control; dies with its exit status unless it passed.
+# wants_bench PATCH: whether the mutant PATCH is to be killed by the
+# bench (Expected-killer: bench), whose bench quick then runs too.
+wants_bench() {
+	[ "$(mmf_py mutants expected "$1")" = bench ]
+}
+
+# any_wants_bench PATCH...: whether one of the mutants PATCH... is the
+# bench's.
+any_wants_bench() {
+	local file
+	for file in "$@"; do
+		! wants_bench "$file" || return 0
+	done
+	return 1
+}
+
+# run_control RESULTS PATCH...: the series unmutated, run as each mutant
+# is, in RESULTS/control, and its bench quick in RESULTS/control-bench
+# when one of the mutants PATCH... is the bench's; dies with the exit
+# status of one that did not pass.
 run_control() {
 	local status=0
 	stage "Control: the series without a mutant"
-	child_runner "$1/control.log" "${MUTANT_OPTIONS[@]}" --results "$1/control" run || status=$?
+	child_runner "$1/control.log" run "${MUTANT_OPTIONS[@]}" --results "$1/control" run || status=$?
+	if [ "$status" = 0 ] && any_wants_bench "${@:2}"; then
+		child_runner "$1/control-bench.log" bench --results "$1/control-bench" bench quick ||
+			status=$?
+	fi
 	say "    $(mmf_py mutants control "$1")"
-	[ "$status" = 0 ] || die "$status" "the control run did not pass (see $1/control.log):" \
-		"no mutant is classified"
+	[ "$status" = 0 ] || die "$status" "the control run did not pass (see $1/control.log," \
+		"control-bench.log): no mutant is classified"
 }
 
 # cmd_mutants [NAME...]: the control (run_control), then each mutant built
 # and run by a child runner.sh with this run's options and MUTANT_OPTIONS,
-# its output in RESULTS/NAME.log and its results in RESULTS/NAME; "NAME
-# <TAB> PATCH <TAB> EXIT" in RESULTS/mutants.tsv.
+# its output in RESULTS/NAME.log and its results in RESULTS/NAME, then,
+# for a mutant of the bench, its bench quick in RESULTS/NAME-bench; "NAME
+# <TAB> PATCH <TAB> EXIT [<TAB> BENCH-EXIT]" in RESULTS/mutants.tsv.
 cmd_mutants() {
 	local file name status
-	local -a files
+	local -a files bench_status
 	mapfile -t files < <(mutant_files "$@")
 	[ ${#files[@]} -gt 0 ] || die "$E_USAGE" "mutants: no mutant in $MUTANTS_DIR"
 	prepare_results "$RESULTS"
@@ -71,16 +94,22 @@ cmd_mutants() {
 	# shellcheck disable=SC2034 # run by core.sh's trap
 	EXIT_REPORT=(mutants_report "$RESULTS")
 	say "mm-frozen: ${#files[@]} mutants of the series on $SOURCE_LABEL, results $RESULTS"
-	run_control "$RESULTS"
+	run_control "$RESULTS" "${files[@]}"
 	for file in "${files[@]}"; do
 		name=$(basename "$file" .patch)
 		stage "Mutant $name"
-		status=0
+		status=0 bench_status=()
 		MUTANT_RUNNING=("$name" "$file")
-		child_runner "$RESULTS/$name.log" "${MUTANT_OPTIONS[@]}" --mutant "$file" \
+		child_runner "$RESULTS/$name.log" run "${MUTANT_OPTIONS[@]}" --mutant "$file" \
 			--results "$RESULTS/$name" run || status=$?
+		if [ "$status" != "$E_BUILD" ] && wants_bench "$file"; then
+			bench_status=(0)
+			child_runner "$RESULTS/$name-bench.log" bench --mutant "$file" \
+				--results "$RESULTS/$name-bench" bench quick || bench_status=($?)
+		fi
 		MUTANT_RUNNING=()
-		printf '%s\t%s\t%s\n' "$name" "$file" "$status" >> "$RESULTS/mutants.tsv"
+		{ printf '%s\t%s\t%s' "$name" "$file" "$status"
+		  printf '\t%s' "${bench_status[@]}"; echo; } >> "$RESULTS/mutants.tsv"
 		say "    $(mmf_py mutants line "$RESULTS" "$name")"
 	done
 	stage_end

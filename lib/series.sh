@@ -145,7 +145,7 @@ cmd_matrix() {
 		dir=${dir##*$'\n'}
 		say "=== matrix: $spec"
 		status=0
-		child_runner - --source "$spec" series || status=$?
+		child_runner - series --source "$spec" series || status=$?
 		say "=== matrix: $spec: exit $status"
 		sources+=(--source "$spec" "$status" "$dir/results/$VARIANT-series")
 	done

@@ -11,12 +11,18 @@ the mistake ("Mistake:") and what is expected to catch it
                      line holds TEXT;
   PROGRAM [SUBTEST]  PROGRAM failing, or SUBTEST (or a subtest below
                      it, "slab_bvec" for "slab_bvec.kmalloc_64...")
-                     failing or having a kernel problem in its window.
+                     failing or having a kernel problem in its window;
+  bench              the guard of "runner.sh bench quick" failing: a
+                     mutant that only makes a path dearer.  Such a
+                     mutant's bench runs after its tests, its results in
+                     RESULTS/NAME-bench, and each failure of its guard
+                     is a killer ("bench: FAILURE"); the control's in
+                     RESULTS/control-bench.
 
 "runner.sh mutants" first runs the series unmutated with the same
 options, the control, in RESULTS/control: it must pass.  Then each
 mutant, its results in RESULTS/NAME, listed in RESULTS/mutants.tsv
-("NAME <TAB> PATCH <TAB> EXIT").  A mutant is:
+("NAME <TAB> PATCH <TAB> EXIT [<TAB> BENCH-EXIT]").  A mutant is:
 
   killed     by evidence: "by" names the first problem line of each test
              window (or of the boot, outside every window), then the
@@ -38,6 +44,8 @@ Usage: python3 -m mmfrozen.mutants report RESULTS
        python3 -m mmfrozen.mutants verdict RESULTS
            "passed" when every mutant was killed by its expected
            killer, else "tests-failed"
+       python3 -m mmfrozen.mutants expected PATCH
+           the Expected-killer of the mutant PATCH
 """
 
 import argparse
@@ -67,6 +75,9 @@ ENDED = {'guest-timeout': 'the guest hung (stopped at its timeout)',
          'kernel-problem': 'a kernel problem that names nothing'}
 NOTHING_NAMED = ', with no kernel problem and no failed test'
 BOOT = 'boot: '
+BENCH = 'bench'
+# The bench's exit status when its guard failed (E_TESTS).
+BENCH_GUARD_FAILED = 1
 STAGE_BUILD = 'Build the kernel'
 STAGE_GUEST = 'Boot the guest'
 
@@ -149,9 +160,33 @@ def classify(results, status):
     return 'killed', by
 
 
+def classify_bench(results, status):
+    """(class, by) of a bench quick's run in RESULTS, which exited
+    STATUS: killed by each failure of its guard, survived when it
+    passed, else error."""
+    report = read_json(os.path.join(results, 'bench.json')) or {}
+    failures = report.get('guard', {}).get('failures')
+    if status == 0 and failures == []:
+        return 'survived', []
+    if status == BENCH_GUARD_FAILED and failures:
+        return 'killed', ['%s: %s' % (BENCH, f) for f in failures]
+    return 'error', ['the bench ended with exit %d, its guard unread' % status]
+
+
+def combine(tests, bench):
+    """A mutant's (class, by) from its tests' and its bench's: killed
+    by what killed it in either, else the tests' when they did not pass,
+    else the bench's."""
+    if 'killed' in (tests[0], bench[0]):
+        return 'killed', [b for kind, by in (tests, bench) if kind == 'killed' for b in by]
+    return tests if tests[0] != 'survived' else bench
+
+
 def kills_as_expected(expected, killer):
     """Whether KILLER (a "by" of classify) is what EXPECTED, a mutant's
     Expected-killer, names."""
+    if expected == BENCH:
+        return killer.startswith(BENCH + ': ')
     if expected.startswith(BOOT):
         return killer.startswith(BOOT) and expected[len(BOOT):] in killer
     program, _, subtest = expected.partition(' ')
@@ -163,12 +198,31 @@ def kills_as_expected(expected, killer):
     return False
 
 
-def mutant(results, name, patch, status):
-    """What mutants.json says of one mutant."""
+def bench_run(results, name):
+    """Where the bench of mutant NAME (or of the control) left its
+    results."""
+    return os.path.join(results, '%s-%s' % (name, BENCH))
+
+
+def add_seconds(a, b):
+    """The seconds of two runs (stage_seconds) together."""
+    return {k: round(a[k] + b[k], 1) for k in a}
+
+
+def mutant(results, name, patch, status, bench_status=None):
+    """What mutants.json says of one mutant; BENCH_STATUS, its bench's
+    exit status when it ran."""
     run = os.path.join(results, name)
     kind, by = classify(run, status)
+    seconds = stage_seconds(run)
+    if bench_status is not None:
+        bench = bench_run(results, name)
+        kind, by = combine((kind, by), classify_bench(bench, bench_status))
+        seconds = add_seconds(seconds, stage_seconds(bench))
     entry = {'mutant': name, 'patch': patch, 'exit': status, 'class': kind,
-             'by': by, 'seconds': stage_seconds(run)}
+             'by': by, 'seconds': seconds}
+    if bench_status is not None:
+        entry['bench_exit'] = bench_status
     entry.update(read_header(patch))
     if kind == 'killed':
         entry['as_expected'] = any(kills_as_expected(entry['expected'], b) for b in by)
@@ -179,8 +233,8 @@ def read_mutants(results):
     """Each mutant run so far, as mutants.json lists it."""
     entries = []
     for line in read_lines(os.path.join(results, 'mutants.tsv')) or []:
-        name, patch, status = line.split('\t')
-        entries.append(mutant(results, name, patch, int(status)))
+        name, patch, *statuses = line.split('\t')
+        entries.append(mutant(results, name, patch, *map(int, statuses)))
     return entries
 
 
@@ -214,8 +268,13 @@ def control_line(results):
     outcome = verdict.get('outcome', 'no verdict')
     kind, by = classify(run, verdict.get('exit', -1))
     said = 'passed' if kind == 'survived' else outcome + (' by ' + '; '.join(by) if by else '')
-    return 'control (the series without a mutant): %s, in %ds' % (
-        said, stage_seconds(run)['total'])
+    seconds = stage_seconds(run)
+    bench = read_json(os.path.join(bench_run(results, 'control'), 'bench.json'))
+    if bench:
+        said += '; its bench %s' % ('passed' if bench.get('guard', {}).get('passed')
+                                    else 'failed')
+        seconds = add_seconds(seconds, stage_seconds(bench_run(results, 'control')))
+    return 'control (the series without a mutant): %s, in %ds' % (said, seconds['total'])
 
 
 def table(entries):
@@ -255,7 +314,11 @@ def main(argv=None):
     one.add_argument('results')
     one.add_argument('name')
     sub.add_parser('verdict').add_argument('results')
+    sub.add_parser('expected').add_argument('patch')
     args = ap.parse_args(argv)
+    if args.command == 'expected':
+        print(read_header(args.patch)['expected'])
+        return 0
     entries = read_mutants(args.results)
     if args.command == 'report':
         write_json(os.path.join(args.results, 'mutants.json'), entries)

@@ -6,7 +6,10 @@ a BUG at boot and the tests after it, the crashed ones that the log does
 not name left out, 0014 by BUGs in five windows and a declared report
 missing in a sixth, 0017 by a test alone) and made-up ones (a survivor, a
 mutant that did not build, a hung guest that names nothing, an
-interrupted run); each kill held to the mutant's Expected-killer."""
+interrupted run); a mutant of the bench (0003-high-order-frees-skip-lists:
+its tests passed, its bench quick failed on the reference) killed by
+each failure of its bench's guard, and one whose bench passed or left no
+report; each kill held to the mutant's Expected-killer."""
 
 import glob
 import os
@@ -126,14 +129,73 @@ class ExpectedKillerTest(unittest.TestCase):
                    ['tracing_scripts.sh free-atomics.bt counts exactly: x'],
                    ['plumbing.sh x'])
 
-    def test_every_mutant_s_killer_is_the_boot_or_a_program_of_the_target(self):
+    def test_the_bench_by_a_failure_of_its_guard(self):
+        self.judge('bench', ['bench: pages-3: A moved +35.00% from the reference'],
+                   ['bench_count.sh x', 'frozen_bench_test.sh pages', 'boot: bench'])
+
+    def test_every_mutant_s_killer_is_the_boot_the_bench_or_a_program_of_the_target(self):
         target = os.path.join(ROOT, 'selftests', 'mm-frozen')
         for path in glob.glob(os.path.join(MUTANTS, '*.patch')):
             expected = mutants.read_header(path)['expected']
             program = os.path.join(target, expected.split(' ')[0])
             with self.subTest(path=os.path.basename(path)):
-                self.assertTrue(expected.startswith('boot: ') or os.path.isfile(program)
-                                or os.path.isfile(program + '.c'), expected)
+                self.assertTrue(expected.startswith('boot: ') or expected == 'bench'
+                                or os.path.isfile(program) or os.path.isfile(program + '.c'),
+                                expected)
+
+
+class BenchTest(ScratchTest):
+    """A mutant of the bench: its tests and its bench quick."""
+    NAME = '0003-high-order-frees-skip-lists'
+
+    def results(self, bench_status, bench_fixture=None):
+        """mutants.tsv naming the mutant, its tests' run (passed) and its
+        bench (BENCH_FIXTURE, none when None) linked in."""
+        os.symlink(fixture('mutants', self.NAME), os.path.join(self.tmp, self.NAME))
+        if bench_fixture:
+            os.symlink(fixture('mutants', bench_fixture),
+                       os.path.join(self.tmp, self.NAME + '-bench'))
+        write(os.path.join(self.tmp, 'mutants.tsv'),
+              '%s\t%s\t0\t%d\n' % (self.NAME, mutant_patch(self.NAME), bench_status))
+        return self.tmp
+
+    def test_killed_by_each_failure_of_its_guard(self):
+        entry, = mutants.read_mutants(self.results(1, self.NAME + '-bench'))
+        self.assertEqual(entry['class'], 'killed')
+        self.assertTrue(entry['as_expected'])
+        self.assertEqual(entry['bench_exit'], 1)
+        self.assertTrue(entry['by'])
+        for killer in entry['by']:
+            self.assertRegex(killer, r'^bench: [a-z]+-[03]: [AB] moved [-+][0-9.]+% '
+                                     r'from the reference')
+        tests = mutants.stage_seconds(fixture('mutants', self.NAME))['total']
+        self.assertGreater(entry['seconds']['total'], tests)
+
+    def test_survived_when_its_bench_passed(self):
+        entry, = mutants.read_mutants(self.results(0, 'control-bench'))
+        self.assertEqual((entry['class'], entry['by']), ('survived', []))
+
+    def test_no_verdict_from_a_bench_that_left_no_report(self):
+        entry, = mutants.read_mutants(self.results(9))
+        self.assertEqual(entry['class'], 'error')
+        self.assertEqual(entry['by'], ['the bench ended with exit 9, its guard unread'])
+
+    def test_a_kill_by_its_tests_comes_first(self):
+        tests = ('killed', ['frozen_knob_test knob.stats_follow_knob'])
+        bench = ('killed', ['bench: slab-3: A moved +21.00% from the reference'])
+        self.assertEqual(mutants.combine(tests, bench), ('killed', tests[1] + bench[1]))
+        self.assertEqual(mutants.combine(('no-build', []), ('error', ['x'])), ('no-build', []))
+
+    def test_the_control_says_its_bench(self):
+        os.symlink(fixture('mutants', 'survived'), os.path.join(self.tmp, 'control'))
+        os.symlink(fixture('mutants', 'control-bench'), os.path.join(self.tmp, 'control-bench'))
+        self.assertRegex(run_main(mutants.main, ['control', self.tmp])[1],
+                         r'^control \(the series without a mutant\): passed; its bench '
+                         r'passed, in \d+s\n$')
+
+    def test_expected(self):
+        self.assertEqual(run_main(mutants.main, ['expected', mutant_patch(self.NAME)]),
+                         (0, 'bench\n'))
 
 
 class ReportTest(ScratchTest):
