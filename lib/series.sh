@@ -157,7 +157,7 @@ cmd_matrix() {
 # work directory, nothing run again; with --trees, a row for each tree
 # expected that has none.
 merge_jobs() {
-	local dir
+	local dir status=0
 	local -a jobs=()
 	for dir in "$@"; do
 		[ -f "$dir/series.json" ] ||
@@ -166,5 +166,11 @@ merge_jobs() {
 	done
 	[ -z "$TREES_FILE" ] || [ -f "$TREES_FILE" ] || die "$E_USAGE" "matrix --merge: no file $TREES_FILE (--trees)"
 	prepare_results "$RESULTS"
-	mmf_py matrix "$RESULTS" "${jobs[@]}" ${TREES_FILE:+--trees "$(absolute "$TREES_FILE")"} || exit "$E_TESTS"
+	mmf_py matrix "$RESULTS" "${jobs[@]}" ${TREES_FILE:+--trees "$(absolute "$TREES_FILE")"} ||
+		status=$?
+	case "$status" in
+	0) ;;
+	1) exit "$E_TESTS" ;;
+	*) die "$E_USAGE" "matrix --merge: the jobs' results cannot be merged (above)" ;;
+	esac
 }

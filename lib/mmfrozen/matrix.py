@@ -19,7 +19,9 @@ Usage: python3 -m mmfrozen.matrix RESULTS --source SPEC STATUS DIR...
   "missing" (a job that uploaded nothing would else drop out unseen)
 Writes RESULTS/matrix.json, the list of the series.json, and
 RESULTS/matrix.md, the table in Markdown (a CI job's summary renders it),
-prints the table.  Exit status 1 when a source's check did not pass.
+prints the table.  Exit status 1 when a source's check did not pass, 2
+when a job's results or the trees cannot be read (not a failed tree: a
+merge that cannot tell).
 """
 
 import argparse
@@ -41,11 +43,15 @@ def read_source(spec, status, results):
     return read_json(os.path.join(results, 'series.json')) or no_series(spec, status)
 
 
+class Unreadable(Exception):
+    """An input that is not what the merge reads."""
+
+
 def read_job(results):
-    """A job's series.json; SystemExit when its directory has none."""
+    """A job's series.json; Unreadable when its directory has none."""
     series = read_json(os.path.join(results, 'series.json'))
-    if series is None:
-        raise SystemExit('matrix: %s holds no series.json: not the results of '
+    if not isinstance(series, dict):
+        raise Unreadable('matrix: %s holds no series.json that can be read: not the results of '
                          'runner.sh series' % results)
     return series
 
@@ -56,11 +62,11 @@ MISSING = 'missing'
 
 def read_trees(path):
     """The specs of the trees listed at PATH ("runner.sh sources --json");
-    SystemExit when it is not such a list."""
+    Unreadable when it is not such a list."""
     trees = read_json(path)
     if not isinstance(trees, list) or not all(isinstance(t, dict) and 'spec' in t
                                                for t in trees):
-        raise SystemExit('matrix: %s is not a list of trees (runner.sh sources --json)' % path)
+        raise Unreadable('matrix: %s is not a list of trees (runner.sh sources --json)' % path)
     return [t['spec'] for t in trees]
 
 
@@ -107,9 +113,13 @@ def main(argv=None):
     ap.add_argument('--trees', metavar='FILE')
     args = ap.parse_args(argv)
     if args.job:
-        sources = [read_job(results) for results in args.job]
-        if args.trees:
-            sources += missing_rows(read_trees(args.trees), sources)
+        try:
+            sources = [read_job(results) for results in args.job]
+            if args.trees:
+                sources += missing_rows(read_trees(args.trees), sources)
+        except Unreadable as e:
+            print(e, file=sys.stderr)
+            return 2
     else:
         sources = [read_source(spec, int(status), results)
                    for spec, status, results in args.source]

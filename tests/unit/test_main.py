@@ -35,7 +35,7 @@ class EntryPoint(ScratchTest):
 
     def test_a_crash(self):
         job = os.path.join(self.tmp, 'bad')
-        write(os.path.join(job, 'series.json'), '[]\n')
+        write(os.path.join(job, 'series.json'), '{}\n')
         status, err = call(['matrix', self.tmp, '--job', job])
         self.assertEqual(status, entry.CRASHED)
         self.assertIn('Traceback (most recent call last)', err)

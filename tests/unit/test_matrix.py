@@ -95,8 +95,10 @@ class Matrix(ScratchTest):
         trees = os.path.join(self.tmp, 'trees.json')
         with open(trees, 'w') as f:
             json.dump({'spec': 'installed'}, f)
-        with self.assertRaisesRegex(SystemExit, 'not a list of trees'):
-            matrix.main([self.tmp, '--job', self.job('installed'), '--trees', trees])
+        self.assertEqual(run_main(matrix.main, [self.tmp, '--job', self.job('installed'),
+                                                '--trees', trees]), (2, ''))
+        with self.assertRaisesRegex(matrix.Unreadable, 'not a list of trees'):
+            matrix.read_trees(trees)
 
     def test_the_table_in_markdown(self):
         status, out = run_main(matrix.main, [self.tmp] + self.source_args(*SOURCES))
@@ -107,6 +109,9 @@ class Matrix(ScratchTest):
         self.assertTrue(md[2].startswith('| linux-source-6.12 (installed) | OK | '))
         self.assertEqual({line.count('|') for line in md}, {md[0].count('|')})
 
-    def test_a_job_without_series_json(self):
-        with self.assertRaisesRegex(SystemExit, 'holds no series.json'):
-            matrix.main([self.tmp, '--job', self.tmp])
+    def test_a_job_without_series_json_is_no_failed_tree(self):
+        self.assertEqual(run_main(matrix.main, [self.tmp, '--job', self.tmp]), (2, ''))
+        with open(os.path.join(self.tmp, 'series.json'), 'w') as f:
+            f.write('not JSON')
+        with self.assertRaisesRegex(matrix.Unreadable, 'holds no series.json'):
+            matrix.read_job(self.tmp)
