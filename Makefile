@@ -10,7 +10,8 @@ RUNNER_FLAGS ?=
 SHELL_SCRIPTS := runner.sh $(wildcard lib/*.sh) .ci/run guest-init/init guest-init/stage2.sh guest-init/shell.sh \
 	guest-init/tests.sh guest-init/upstream.sh guest-init/bench.sh \
 	$(wildcard selftests/mm-frozen/*.sh) \
-	$(wildcard tests/*.sh tests/host/*.sh tests/host/data/*.sh tests/host/data/apt/* tests/host/data/qemu/* tests/host/data/make/* tracing/*.sh)
+	$(wildcard tests/*.sh tests/host/*.sh tests/host/data/*.sh tests/host/data/apt/* tests/host/data/qemu/* tests/host/data/make/* tracing/*.sh) \
+	tests/data/workflow/apt-get
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
 	check-full test-fast unit-tests shellcheck host-tests upstream caught \

@@ -24,15 +24,16 @@ readonly GIT_IDENT=(-c user.name=mm-frozen-runner -c user.email=mm-frozen@localh
 
 # Installed without what they recommend, so every package used is here.
 # The fifth line: what some of the kernel's mm selftests link with, what
-# draws the bench's plot, and what check the JUnit and KCIDB reports
-# against their schemas; the last, the guest's insmod and modprobe (the
+# draws the bench's plot, what check the JUnit and KCIDB reports
+# against their schemas, and what reads the workflow for its glue
+# (mmfrozen.workflow); the last, the guest's insmod and modprobe (the
 # guest runs the host's root), the host tests' pgrep and ps, and what
 # finds libtraceevent for the mm-frozen programs.
 readonly REQUIRED_PACKAGES=(
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
 	libtraceevent-dev libtracefs-dev shellcheck ccache jq python3
-	libnuma-dev libcap-dev patch gnuplot-nox libxml2-utils python3-jsonschema
+	libnuma-dev libcap-dev patch gnuplot-nox libxml2-utils python3-jsonschema python3-yaml
 	kmod procps pkg-config
 )
 

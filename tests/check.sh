@@ -18,7 +18,8 @@
 # the bisect build of every commit of the series, the tracing check's
 # retries, shown on a bpftrace that says it lost events, the expected
 # statuses' teeth: the series without its tracepoint, whose skips must
-# fail the run, the bench guard's teeth: a kernel slower on purpose, whose
+# fail the run, the workflow's glue run here for two trees, the bench
+# guard's teeth: a kernel slower on purpose, whose
 # cases must move from the reference, the whole
 # target under KASAN, kmemleak and page_owner, the sanitizers' teeth:
 # bugs put in on purpose that they must report, the series' mutants,
@@ -71,6 +72,7 @@ if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step series-bisect ./runner.sh "$@" series --no-test
 	step tracing-retry tests/expect-retry.sh "$@"
 	step statuses-lost tests/expect-lost.sh "$@"
+	step workflow-glue tests/expect-workflow.sh --glue "$@"
 	step bench-slower tests/expect-slower.sh "$@"
 	step kasan ./runner.sh "$@" --variant kasan
 	step tooth-uaf tests/expect-tooth.sh uaf "$@"

