@@ -25,7 +25,8 @@
 # bugs put in on purpose that they must report, the series' mutants,
 # which the suite must kill, and the coverage of the series' lines, every
 # line not run listed with its reason.  Each step is one
-# result; the last line sums them up.  Options are passed to every
+# result; at the end, a table of the steps with their verdict and
+# seconds, and a line that sums them up.  Options are passed to every
 # runner.sh call.
 #
 # Usage: tests/check.sh [RUNNER-OPTIONS...]
@@ -33,20 +34,21 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-passed=0 failed=0 failures=()
+passed=0 failed=0 failures=() table=()
 
 step() { # step NAME COMMAND...
-	local name=$1 t0=$SECONDS
+	local name=$1 t0=$SECONDS verdict=passed
 	shift
 	echo "=== $name: $*"
 	if "$@"; then
 		passed=$((passed + 1))
-		echo "=== $name: passed ($((SECONDS - t0))s)"
 	else
+		verdict=FAILED
 		failed=$((failed + 1))
 		failures+=("$name")
-		echo "=== $name: FAILED ($((SECONDS - t0))s)"
 	fi
+	echo "=== $name: $verdict ($((SECONDS - t0))s)"
+	table+=("$(printf '%-28s %-7s %6d' "$name" "$verdict" $((SECONDS - t0)))")
 }
 
 # The Debian packages first (on a new machine: the unit tests check the
@@ -82,6 +84,10 @@ if [ "${MMF_CHECK_FULL:-0}" = 1 ]; then
 	step coverage ./runner.sh "$@" coverage
 fi
 
+# the steps' times, so that the slow ones show
+printf '%-28s %-7s %6s\n' STEP VERDICT SECONDS
+printf '%s\n' "${table[@]}"
+printf '%-28s %-7s %6d\n' total '' "$SECONDS"
 [ $failed = 0 ] || echo "failed steps: ${failures[*]}"
 echo "check: $passed passed, $failed failed"
 [ $failed = 0 ]
