@@ -85,7 +85,7 @@ run_control() {
 # <TAB> PATCH <TAB> EXIT [<TAB> BENCH-EXIT]" in RESULTS/mutants.tsv.
 cmd_mutants() {
 	local file name status
-	local -a files bench_status
+	local -a files bench_status row
 	mapfile -t files < <(mutant_files "$@")
 	[ ${#files[@]} -gt 0 ] || die "$E_USAGE" "mutants: no mutant in $MUTANTS_DIR"
 	prepare_results "$RESULTS"
@@ -108,8 +108,8 @@ cmd_mutants() {
 				--results "$RESULTS/$name-bench" bench quick || bench_status=($?)
 		fi
 		MUTANT_RUNNING=()
-		{ printf '%s\t%s\t%s' "$name" "$file" "$status"
-		  printf '\t%s' "${bench_status[@]}"; echo; } >> "$RESULTS/mutants.tsv"
+		row=("$name" "$file" "$status" "${bench_status[@]}")
+		(IFS=$'\t'; echo "${row[*]}") >> "$RESULTS/mutants.tsv"
 		say "    $(mmf_py mutants line "$RESULTS" "$name")"
 	done
 	stage_end
