@@ -24,6 +24,10 @@
  *                its references: CONFIG_DEBUG_FROZEN_PAGES)
  *   spec_ref     get_page_unless_zero() and put_page() on a slab page
  *                (a refcounted one: slab_frozen=0), then the same
+ *   bvec_folios  an ITER_BVEC over two pages that are two folios (0
+ *                written: an order-1 page split) or one (1: a compound
+ *                order-1 page), their references taken and dropped as
+ *                bvec does; each page's refcount reported
  *
  * The cases on kmalloc() and mm_frozen_hazard objects take theirs from a
  * frozen slab where there is one (hz_alloc_in_frozen_slab()).
@@ -206,6 +210,71 @@ static int hz_bvec_debug(struct mfc_result *r, unsigned int unused)
 	return ret;
 }
 
+/*
+ * iov_iter_get_pages2() over a bvec of two pages must take each page's
+ * reference on that page's own folio.  The first version of upstream's
+ * b9c0e49abfca took them all on the first page's folio (770c8d55c428
+ * fixed it): a bvec that crossed into a second folio left that folio
+ * without its reference, and the caller's put_page() freed it under its
+ * owner.  The pages go back only when each refcount came back to what it
+ * was; else they are left to the failed test, not freed a second time.
+ */
+static void hz_free_two(struct page *page, bool compound)
+{
+	if (compound) {
+		__free_pages(page, 1);
+		return;
+	}
+	__free_page(page);
+	__free_page(page + 1);
+}
+
+static int hz_bvec_folios(struct mfc_result *r, unsigned int compound)
+{
+	int before[2], after_get[2], after_put[2], n, i;
+	struct page *pages[2], *page;
+	struct iov_iter iter;
+	struct bio_vec bv;
+	bool restored = true;
+	ssize_t got;
+	size_t start;
+
+	if (compound > 1)
+		return -EINVAL;
+	page = alloc_pages(GFP_KERNEL | (compound ? __GFP_COMP : 0), 1);
+	if (!page)
+		return -ENOMEM;
+	if (!compound)
+		split_page(page, 1);
+	mfc_report(r, "folios %d\n", page_folio(page) == page_folio(page + 1) ? 1 : 2);
+	for (i = 0; i < 2; i++)
+		before[i] = page_count(page + i);
+	bvec_set_page(&bv, page, 2 * PAGE_SIZE, 0);
+	iov_iter_bvec(&iter, ITER_SOURCE, &bv, 1, 2 * PAGE_SIZE);
+	got = iov_iter_get_pages2(&iter, pages, 2 * PAGE_SIZE, 2, &start);
+	if (got <= 0) {
+		hz_free_two(page, compound);
+		return got ? got : -EIO;
+	}
+	n = DIV_ROUND_UP(start + got, PAGE_SIZE);
+	mfc_report(r, "pages %d\n", n);
+	for (i = 0; i < 2; i++)
+		after_get[i] = page_count(page + i);
+	for (i = 0; i < n; i++)
+		put_page(pages[i]);
+	for (i = 0; i < 2; i++) {
+		after_put[i] = page_count(page + i);
+		mfc_report(r, "refcount_before_%d %d\n", i, before[i]);
+		mfc_report(r, "refcount_after_get_%d %d\n", i, after_get[i]);
+		mfc_report(r, "refcount_after_put_%d %d\n", i, after_put[i]);
+		restored &= after_put[i] == before[i];
+	}
+	mfc_report(r, "freed %d\n", restored);
+	if (restored)
+		hz_free_two(page, compound);
+	return 0;
+}
+
 static void *hz_kmalloc_slab(struct mfc_result *r, unsigned int size)
 {
 	if (!size || size > KMALLOC_MAX_CACHE_SIZE)
@@ -366,6 +435,7 @@ static const struct mfc_case hz_cases[] = {
 	{ "page_frag", hz_page_frag },
 	{ "ref_inc", hz_ref_inc },
 	{ "spec_ref", hz_spec_ref },
+	{ "bvec_folios", hz_bvec_folios },
 };
 
 static int hz_init(void)
