@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""mmfrozen.workflow: the ${{ }} expressions as GitHub evaluates them
-(|| and && give a value, == ignores case, a bare "if:" is success() &&
-it), GITHUB_OUTPUT's two forms, and, on made-up workflows in a scratch
-directory, jobs in the order their needs make, a matrix from a job's
-output, outputs through needs, a failed step skipping the next but not
-an always() one, continue-on-error, artifacts up and down, and an action
-with no stand-in refused."""
+"""mmfrozen.workflow: GITHUB_OUTPUT's two forms, and, on made-up
+workflows in a scratch directory, jobs in the order their needs make, a
+matrix from a job's output, outputs through needs, a failed step
+skipping the next but not an always() one, continue-on-error, artifacts
+up and down, and an action with no stand-in refused."""
 
 import json
 import os
@@ -16,54 +14,6 @@ import yaml
 
 from helpers import ScratchTest, read, run_main, write
 from mmfrozen import workflow
-
-CONTEXT = {'github': {'head_ref': '', 'ref_name': 'main', 'workspace': '/nowhere'},
-           'needs': {'sources': {'outputs': {'trees': '[{"spec": "a"}, {"spec": "b"}]'},
-                                 'result': 'success'},
-                     'series': {'result': 'failure', 'outputs': {}}},
-           'matrix': {'tree': {'package': 'linux-source-6.1', 'spec': 'x=1'}},
-           'steps': {'c': {'outputs': {'cache-hit': 'false'}}},
-           'status': 'success'}
-
-
-def value(text):
-    return workflow.evaluate(text, CONTEXT)
-
-
-class ExpressionTest(unittest.TestCase):
-
-    def test_paths_and_interpolation(self):
-        self.assertEqual(value('--source "${{ matrix.tree.spec }}"'), '--source "x=1"')
-        self.assertEqual(value("${{ matrix['tree'].package }}"), 'linux-source-6.1')
-        self.assertIsNone(value('${{ matrix.nothing.here }}'))
-
-    def test_or_and_give_values(self):
-        self.assertEqual(value('${{ github.head_ref || github.ref_name }}'), 'main')
-        self.assertEqual(value("${{ matrix.tree.spec && 'yes' }}"), 'yes')
-        self.assertEqual(value("rebase-${{ github.head_ref || github.ref_name }}"), 'rebase-main')
-
-    def test_comparisons_ignore_case_of_strings(self):
-        self.assertIs(value("${{ matrix.tree.package != 'linux-source-6.12' }}"), True)
-        self.assertIs(value("${{ matrix.tree.package == 'LINUX-source-6.1' }}"), True)
-        self.assertIs(value("${{ !(steps.c.outputs.cache-hit != 'true') }}"), False)
-
-    def test_from_json_keeps_the_value_of_a_whole_expression(self):
-        self.assertEqual(value('${{ fromJSON(needs.sources.outputs.trees) }}'),
-                         [{'spec': 'a'}, {'spec': 'b'}])
-        self.assertEqual(value('x ${{ fromJSON(needs.sources.outputs.trees)[1].spec }}'), 'x b')
-
-    def test_conditions(self):
-        self.assertTrue(workflow.condition(None, CONTEXT))
-        self.assertFalse(workflow.condition(None, dict(CONTEXT, status='failure')))
-        self.assertTrue(workflow.condition('always()', dict(CONTEXT, status='failure')))
-        self.assertTrue(workflow.condition("needs.series.result != 'success'", CONTEXT))
-        self.assertFalse(workflow.condition("${{ needs.series.result != 'success' }}",
-                                            dict(CONTEXT, status='failure')))
-
-    def test_what_is_not_played_is_said(self):
-        for text in ('${{ format(1) }}', '${{ a = b }}', '${{ (a }}'):
-            with self.assertRaises(workflow.Unplayed):
-                value(text)
 
 
 class OutputsTest(ScratchTest):
