@@ -14,7 +14,7 @@ SHELL_SCRIPTS := runner.sh $(wildcard lib/*.sh) .ci/run guest-init/init guest-in
 	tests/data/workflow/apt-get
 
 .PHONY: all help run baseline kernel initramfs boot shell clean check \
-	check-full test-fast unit-tests shellcheck host-tests upstream caught \
+	check-full test-fast unit-tests shellcheck host-tests upstream caught callers \
 	series series-check matrix bench
 
 all: run
@@ -44,6 +44,9 @@ help:
 	@echo '                    and baseline side by side'
 	@echo '  make caught       the hazard tests on the series without its'
 	@echo '                    slab refcount fix: each must fail'
+	@echo '  make callers      the callers in the tree that take a page reference'
+	@echo '                    on memory that may come from kmalloc(), classified'
+	@echo '                    (docs/callers.md), and whether Debian builds each'
 	@echo '  make series       the series check: apply status, checkpatch and'
 	@echo '                    build of each patch, then the run on the tip'
 	@echo '  make series-check the series check on trees with a known verdict'
@@ -95,6 +98,9 @@ upstream:
 
 caught:
 	tests/expect-caught.sh $(RUNNER_FLAGS)
+
+callers:
+	$(RUNNER) $(RUNNER_FLAGS) callers
 
 shellcheck:
 	shellcheck $(SHELL_SCRIPTS)

@@ -34,7 +34,7 @@ readonly REQUIRED_PACKAGES=(
 	xz-utils git rsync qemu-system-x86 busybox-static bpftrace trace-cmd
 	libtraceevent-dev libtracefs-dev shellcheck ccache jq python3
 	libnuma-dev libcap-dev patch gnuplot-nox libxml2-utils python3-jsonschema python3-yaml
-	kmod procps pkg-config
+	kmod procps pkg-config coccinelle
 )
 
 # Seconds: a TCG guest's boot and setup, in the tests' time; the time of
@@ -65,6 +65,7 @@ readonly EXPECTED_DIR="$MMF_ROOT/tests/expected"
 . "$MMF_ROOT/lib/bench.sh"
 . "$MMF_ROOT/lib/mutants.sh"
 . "$MMF_ROOT/lib/coverage.sh"
+. "$MMF_ROOT/lib/callers.sh"
 
 # ---------------------------------------------------------------- options
 
@@ -134,6 +135,7 @@ mutants|[NAME...]|--tests,--guest-cmd|lock|command||cmd_mutants|each mutant of t
 coverage||--tests,--guest-cmd|lock|variant|tests|cmd_coverage|which lines of the series the tests ran: the coverage variant (gcov on the objects that the series changes) built, booted and tested, then each line that the series changes, by patch and hunk: run by the tests, boot only, never run, no code, compiled out or not built; a table, coverage.json and coverage.html|./runner.sh coverage --tests frozen_pages_test
 matrix|SPEC...|--no-bisect,--no-test,--tests,--guest-cmd,--merge,--trees|lock|matrix||cmd_matrix|the series check on each source, one table; exit $E_TESTS if one of them did not pass; with --merge, SPEC... are the results directories of series jobs (--trees: those expected)|./runner.sh matrix installed linux-source-6.1 --no-test
 sources||--json||||cmd_sources|the trees a matrix covers: the installed $SOURCE_PACKAGE, every other version apt offers, the newest of ${OTHER_SOURCE_PACKAGES[*]}|./runner.sh sources --json
+callers|||lock|command||cmd_callers|the callers in the tree with the series that take or drop a page reference on memory that may come from kmalloc(): the semantic patch cocci/slab_page_ref.cocci run by spatch (seconds), each hit with whether Debian's own config (of its linux-headers package of the same version) builds it, held to its class in docs/callers.md; exit $E_TESTS if a hit is not classified there, a row there is not hit, or its hits or build differ|./runner.sh callers
 bench|[quick]|--record|lock|bench||cmd_bench|what the frozen paths save: refcount atomics counted, the cases timed (-icount twice, TCG, KVM if it works); bench.json, a table, bench.png; each case held to the timed kernel's reference (bench/reference/RELEASE.json, 2 % either way) when it was recorded with the same tree, QEMU, config and size, else said; exit $E_TESTS if the guard fails; quick: the patched kernel counted and once under -icount; --record: the icount medians kept as the reference of the timed kernel|./runner.sh bench quick --record
 expect||--record||variant||cmd_expect|the tests of the variant's last run (its results) against the statuses it must have (tests/expected/VARIANT.txt, or --expect FILE): each difference; exit $E_TESTS if there is one; --record: that file made from the run, to review by hand|./runner.sh expect --baseline --record
 summary||||||cmd_summary|pages and refcount atomics per path, patched beside baseline, from the last runs|./runner.sh summary

@@ -19,9 +19,9 @@ apply_series() {
 	apply_patches "$TREE" "$BRANCH" "$PATCHES" "${names[@]}"
 }
 
-# stages_to_kernel [RESULTS]: packages, source, the series (but for the
-# baseline), and the build.
-stages_to_kernel() {
+# stages_to_tree: packages, source and the series (but for the
+# baseline): the tree to build.
+stages_to_tree() {
 	stage "Check Debian packages"
 	check_packages "$WORK"
 	stage "Prepare the source tree: $SOURCE_LABEL"
@@ -33,6 +33,11 @@ stages_to_kernel() {
 		stage "Apply patches/ ($PATCHES)${DROPPED[*]:+, without ${DROPPED[*]}}${WITH[*]:+, with ${WITH[*]}}"
 		apply_series
 	fi
+}
+
+# stages_to_kernel [RESULTS]: the tree, and its build.
+stages_to_kernel() {
+	stages_to_tree
 	stages_build "${1:-}"
 }
 

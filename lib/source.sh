@@ -133,19 +133,28 @@ unpacked_source_id() {
 	git -C "$1" tag -l --format='%(contents:subject)' "$BASE_TAG" 2>/dev/null
 }
 
-# fetch_deb DIR PACKAGE=VERSION: the package downloaded into DIR (and
-# kept there), unpacked into DIR/unpacked; prints the kernel tarball.
-fetch_deb() {
-	local dir=$1 package=${2%%=*} version=${2#*=} deb tarball
-	deb="$dir/${package}_${version//:/%3a}_all.deb"
+# download_deb DIR PACKAGE=VERSION: the package downloaded into DIR (and
+# kept there); prints its file.
+download_deb() {
+	local dir=$1 package=${2%%=*} version=${2#*=} deb
 	mkdir -p "$dir"
-	if [ ! -f "$deb" ]; then
+	deb=$(find "$dir" -maxdepth 1 -name "${package}_${version//:/%3a}_*.deb" | head -n 1)
+	if [ -z "$deb" ]; then
 		say "    apt-get download $2 (log: $dir/download.log)" >&2
 		if ! (cd "$dir" && apt-get download "$2") > "$dir/download.log" 2>&1; then
 			tail -n 5 "$dir/download.log" >&2
 			die "$E_PACKAGES" "apt-get download $2 failed"
 		fi
+		deb=$(find "$dir" -maxdepth 1 -name "${package}_${version//:/%3a}_*.deb" | head -n 1)
 	fi
+	printf '%s\n' "$deb"
+}
+
+# fetch_deb DIR PACKAGE=VERSION: the package downloaded into DIR,
+# unpacked into DIR/unpacked; prints the kernel tarball.
+fetch_deb() {
+	local dir=$1 deb tarball
+	deb=$(download_deb "$dir" "$2")
 	rm -rf "$dir/unpacked"
 	dpkg-deb -x "$deb" "$dir/unpacked"
 	tarball=$(find "$dir/unpacked/usr/src" -maxdepth 1 -name 'linux-source-*.tar.*' | head -n 1)

@@ -5,6 +5,8 @@
 # verdicts' unit tests and the host tests that need no kernel), shellcheck
 # over every script, the host tests that boot a guest, the full run on the
 # patched kernel,
+# the callers in its tree that take a page reference on memory that may
+# come from kmalloc(), each classified (docs/callers.md),
 # the run on the unpatched baseline, where the slab check must fail, the
 # hazard tests on the series without its slab refcount fix, where they must
 # fail, and the kernel's own slab and mm suites on both kernels, where the
@@ -62,6 +64,7 @@ step shellcheck make -s shellcheck
 step workflow tests/expect-workflow.sh "$@"
 step host-tests env MMF_TEST_FLAGS="$*" tests/host/run.sh --kernel
 step patched ./runner.sh "$@"
+step callers ./runner.sh "$@" callers
 step baseline-fails-slab-check tests/expect-baseline.sh "$@"
 step hazards-caught-without-fix tests/expect-caught.sh "$@"
 step upstream-suites tests/upstream-suites.sh "$@"
