@@ -15,11 +15,17 @@
  * page_refs: memory that is not slab keeps real refcounts: large
  * kmalloc() and page_frag memory, on every kernel.
  *
+ * tee_shm: registering kernel memory with a TEE takes no page reference
+ * (upstream's 08d9a4580f71, our 0019): a kmalloc() object's slab page
+ * stays at 0 with no warning, a page of the page allocator at its own
+ * count.
+ *
  * detector: with CONFIG_DEBUG_FROZEN_PAGES, a slab page whose refcount
  * someone moved is reported when its slab is freed, and left to the
  * remaining reference.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +331,74 @@ TEST_F(bvec_folios, one_reference_per_page)
 		EXPECT_EQ(before, res(env, key));
 	}
 	EXPECT_EQ(1, res(env, "freed"));
+	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
+}
+
+/* -------------------------------------------------------------- tee_shm */
+
+/*
+ * tee_shm_register_kernel_buf() of a kmalloc() object, as trusted keys
+ * register their key, and of a page of the page allocator, with a TEE
+ * device of the cases module's own.  Registering kernel memory takes no
+ * page reference (our 0019): the slab page stays frozen with no warning,
+ * the page keeps its own count while registered.  Without 0019 the slab
+ * page's get_page() warns (clear_warn_once re-arms it) and the page's
+ * count is one more while registered.
+ */
+FIXTURE(tee_shm) {
+	struct case_env env;
+	char why[1024];
+};
+
+FIXTURE_VARIANT(tee_shm) {
+	const char *name;
+	unsigned int page_allocator;
+	int slab;
+};
+
+FIXTURE_VARIANT_ADD(tee_shm, kmalloc) {
+	.name = "kmalloc", .page_allocator = 0, .slab = 1,
+};
+
+FIXTURE_VARIANT_ADD(tee_shm, page) {
+	.name = "page", .page_allocator = 1, .slab = 0,
+};
+
+FIXTURE_SETUP(tee_shm)
+{
+	const char *why = variant->slab ? slab_cases_ready(self->why, sizeof(self->why)) :
+					  cases_ready(self->why, sizeof(self->why));
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, open_window(_metadata, &self->env, variant->name));
+}
+
+FIXTURE_TEARDOWN(tee_shm)
+{
+	kmsg_end(&self->env.kmsg);
+}
+
+TEST_F(tee_shm, no_page_reference)
+{
+	struct case_env *env = &self->env;
+	long long before;
+	int ret;
+
+	ASSERT_EQ(0, write_file(CLEAR_WARN_ONCE, "1"));
+	ret = run_logged(env, "tee_shm", variant->page_allocator);
+	if (ret == -EOPNOTSUPP)
+		SKIP(return, "kernel without CONFIG_TEE");
+	ASSERT_EQ(0, ret);
+	ASSERT_EQ(variant->slab, res(env, "slab"));
+	before = res(env, "refcount_before");
+	EXPECT_EQ(variant->slab ? 0 : 1, before);
+	EXPECT_EQ(before, res(env, "refcount_registered"))
+		TH_LOG("the registration took a page reference");
+	EXPECT_EQ(before, res(env, "refcount_after_free"));
+	EXPECT_EQ(variant->slab, res(env, "still_slab"));
+	if (variant->slab)
+		EXPECT_EQ(1, res(env, "intact"));
 	EXPECT_EQ(0, kmsg_count(&env->kmsg, NULL));
 }
 

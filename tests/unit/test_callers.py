@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """callers.py on tests/fixtures/callers/: the hits of a real run of
-cocci/slab_page_ref.cocci on 6.12.118, Makefiles and .config lines of
+cocci/slab_page_ref.cocci on 6.12.118 with the series up to 0018
+(tee_shm.c still a hit), Makefiles and .config lines of
 that tree and of Debian's config, and their rows of docs/callers.md.
 Whether the config builds a file (a composite object, a directory named
 three times, a directory named two levels up, ${CONFIG_X}, continuation

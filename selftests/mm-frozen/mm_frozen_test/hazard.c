@@ -28,6 +28,10 @@
  *                written: an order-1 page split) or one (1: a compound
  *                order-1 page), their references taken and dropped as
  *                bvec does; each page's refcount reported
+ *   tee_shm      tee_shm_register_kernel_buf() of a kmalloc() object (0
+ *                written) or of a page of the page allocator (1), with
+ *                a TEE device of the case's own, then tee_shm_free();
+ *                the page's refcount at each step (CONFIG_TEE only)
  *
  * The cases on kmalloc() and mm_frozen_hazard objects take theirs from a
  * frozen slab where there is one (hz_alloc_in_frozen_slab()).
@@ -40,6 +44,8 @@
 #include <linux/net.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/tee_core.h>
+#include <linux/tee_drv.h>
 #include <linux/uio.h>
 
 #include "cases.h"
@@ -426,6 +432,120 @@ static int hz_spec_ref(struct mfc_result *r, unsigned int drop)
 	return hz_ref_then_destroy(r, hz_take_spec_ref, drop);
 }
 
+/*
+ * A TEE device with no secure world behind it: it accepts every
+ * registration, so that tee_shm_register_kernel_buf() goes its whole way
+ * (the kvec's pages extracted, handed to the driver, released by
+ * tee_shm_free()).  It is never registered, so no one else can open it.
+ * Upstream's 08d9a4580f71 (our 0019) stopped that path from taking page
+ * references: with 0014 alone, get_page() warned on a kmalloc() object's
+ * slab page, and every other page was held one reference more while
+ * registered.
+ */
+static void hz_tee_get_version(struct tee_device *teedev,
+			       struct tee_ioctl_version_data *vers)
+{
+	memset(vers, 0, sizeof(*vers));
+}
+
+static int hz_tee_open(struct tee_context *ctx)
+{
+	return 0;
+}
+
+static void hz_tee_release(struct tee_context *ctx)
+{
+}
+
+static int hz_tee_shm_register(struct tee_context *ctx, struct tee_shm *shm,
+			       struct page **pages, size_t num_pages,
+			       unsigned long start)
+{
+	return 0;
+}
+
+static int hz_tee_shm_unregister(struct tee_context *ctx, struct tee_shm *shm)
+{
+	return 0;
+}
+
+static const struct tee_driver_ops hz_tee_ops = {
+	.get_version = hz_tee_get_version,
+	.open = hz_tee_open,
+	.release = hz_tee_release,
+	.shm_register = hz_tee_shm_register,
+	.shm_unregister = hz_tee_shm_unregister,
+};
+
+static const struct tee_desc hz_tee_desc = {
+	.name = "mm_frozen_hazard",
+	.ops = &hz_tee_ops,
+	.owner = THIS_MODULE,
+};
+
+/* Registers @len bytes at @buf, whose first page is @page, and frees them. */
+static int hz_tee_register(struct mfc_result *r, void *buf, size_t len,
+			   struct page *page)
+{
+	struct tee_device *teedev;
+	struct tee_context *ctx;
+	struct tee_shm *shm;
+	int ret = 0;
+
+	teedev = tee_device_alloc(&hz_tee_desc, NULL, NULL, NULL);
+	if (IS_ERR(teedev))
+		return PTR_ERR(teedev);
+	ctx = teedev_open(teedev);
+	if (IS_ERR(ctx)) {
+		ret = PTR_ERR(ctx);
+		goto out_device;
+	}
+	hz_report_kind(r, page);
+	hz_report_page(r, "refcount_before", page);
+	shm = tee_shm_register_kernel_buf(ctx, buf, len);
+	if (IS_ERR(shm)) {
+		ret = PTR_ERR(shm);
+		goto out_context;
+	}
+	hz_report_page(r, "refcount_registered", page);
+	tee_shm_free(shm);
+	hz_report_page(r, "refcount_after_free", page);
+	mfc_report(r, "still_slab %d\n", PageSlab(page));
+out_context:
+	teedev_close_context(ctx);
+out_device:
+	tee_device_unregister(teedev);
+	return ret;
+}
+
+static int hz_tee_shm(struct mfc_result *r, unsigned int page_allocator)
+{
+	struct page *page;
+	void *obj;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_TEE))
+		return -EOPNOTSUPP;
+	if (page_allocator > 1)
+		return -EINVAL;
+	if (page_allocator) {
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			return -ENOMEM;
+		ret = hz_tee_register(r, page_address(page), PAGE_SIZE, page);
+		__free_page(page);
+		return ret;
+	}
+	obj = hz_alloc_in_frozen_slab(r, NULL, 64);
+	if (!obj)
+		return -ENOMEM;
+	memset(obj, HZ_PATTERN, 64);
+	ret = hz_tee_register(r, obj, 64, virt_to_page(obj));
+	mfc_report(r, "intact %d\n", hz_intact(obj, 64));
+	kfree(obj);
+	return ret;
+}
+
 static const struct mfc_case hz_cases[] = {
 	{ "probe", hz_probe },
 	{ "bvec", hz_bvec },
@@ -436,6 +556,7 @@ static const struct mfc_case hz_cases[] = {
 	{ "ref_inc", hz_ref_inc },
 	{ "spec_ref", hz_spec_ref },
 	{ "bvec_folios", hz_bvec_folios },
+	{ "tee_shm", hz_tee_shm },
 };
 
 static int hz_init(void)
