@@ -393,27 +393,12 @@ changed_variant() {
 		grep -v -x -e '' -e patched | paste -s -d -
 }
 
-# resolve_run: what the options lead to, once: the source, the tree, the
-# build, the results, the timeout; from here on every option and these
-# are read only.  A series changed by --drop or --with has a worktree of
-# its own, named by the changes; a config changed by --config, a build
-# directory of its own.
-resolve_run() {
-	local source drop file kind expect
-	WORK=$(absolute "$WORK")
-	PATCHES=$(absolute "$PATCHES")
-	if [ -n "$EXPECT" ]; then
-		EXPECT=$(absolute "$EXPECT")
-		[[ -f $EXPECT && -r $EXPECT ]] || usage_error "--expect $EXPECT: no such file"
-	fi
-	source=$(resolve_source "$SOURCE_SPEC" "$WORK")
-	{ read -r SOURCE_KIND; read -r SOURCE_LABEL; read -r SOURCE_LOCATOR
-	  read -r SOURCE_COMMIT; read -r SRC_WORK; } <<< "$source"
-	SRC_REPO="$SRC_WORK/linux"
-	INITRAMFS="$WORK/initramfs.cpio.gz"
-	CONFIG_VARIANT=$VARIANT BRANCH=$PATCHED_BRANCH TREE=$SRC_REPO DROPPED=() WITH=() EXTRA_CONFIG=()
-	SERIES_CHANGE='' CONFIG_CHANGE=''
-	[ "$VARIANT" != baseline ] || TREE="$SRC_WORK/linux-baseline"
+# resolve_run_series: the changes to the series (--drop, --with,
+# --mutant) and to the config (--config), each file checked, and the
+# names they give the run's tree and build (SERIES_CHANGE, CONFIG_CHANGE).
+resolve_run_series() {
+	local drop file
+	DROPPED=() WITH=() EXTRA_CONFIG=() SERIES_CHANGE='' CONFIG_CHANGE=''
 	for drop in "${DROP_ARGS[@]}"; do
 		DROPPED+=("$(resolve_drop "$PATCHES" "$drop")")
 		SERIES_CHANGE="${SERIES_CHANGE:-drop}-${DROPPED[-1]%%-*}"
@@ -430,14 +415,12 @@ resolve_run() {
 		EXTRA_CONFIG+=("$(extra_file --config "$file" .config)")
 		CONFIG_CHANGE+="${CONFIG_CHANGE:+-}config-$(basename "${EXTRA_CONFIG[-1]}" .config)"
 	done
-	if [ -n "$SERIES_CHANGE" ]; then
-		TREE="$SRC_WORK/linux-$SERIES_CHANGE" BRANCH="$PATCHED_BRANCH-$SERIES_CHANGE"
-	fi
-	VARIANT=$(changed_variant "$VARIANT")
-	BUILD=$(build_dir "$TREE" "$VARIANT")
-	KSELFTEST_DIR="$BUILD/kselftest-install"
-	kind=$(command_field "$COMMAND" 5)
-	case "$kind" in
+}
+
+# resolve_run_results: the command's results directory (the command
+# table's RESULTS field), unless --results gave one; checked.
+resolve_run_results() {
+	case "$(command_field "$COMMAND" 5)" in
 	variant) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT${MUTANT_ARG:+-$(basename "${WITH[-1]}" .patch)}} ;;
 	command) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT-$COMMAND} ;;
 	bench) RESULTS=${RESULTS:-$SRC_WORK/results/bench} ;;
@@ -448,6 +431,36 @@ resolve_run() {
 		RESULTS=$(absolute "$RESULTS")
 		check_results "$RESULTS"
 	fi
+}
+
+# resolve_run: what the options lead to, once: the source, the tree, the
+# build, the results, the timeout; from here on every option and these
+# are read only.  A series changed by --drop or --with has a worktree of
+# its own, named by the changes; a config changed by --config, a build
+# directory of its own.
+resolve_run() {
+	local source expect
+	WORK=$(absolute "$WORK")
+	PATCHES=$(absolute "$PATCHES")
+	if [ -n "$EXPECT" ]; then
+		EXPECT=$(absolute "$EXPECT")
+		[[ -f $EXPECT && -r $EXPECT ]] || usage_error "--expect $EXPECT: no such file"
+	fi
+	source=$(resolve_source "$SOURCE_SPEC" "$WORK")
+	{ read -r SOURCE_KIND; read -r SOURCE_LABEL; read -r SOURCE_LOCATOR
+	  read -r SOURCE_COMMIT; read -r SRC_WORK; } <<< "$source"
+	SRC_REPO="$SRC_WORK/linux"
+	INITRAMFS="$WORK/initramfs.cpio.gz"
+	CONFIG_VARIANT=$VARIANT BRANCH=$PATCHED_BRANCH TREE=$SRC_REPO
+	[ "$VARIANT" != baseline ] || TREE="$SRC_WORK/linux-baseline"
+	resolve_run_series
+	if [ -n "$SERIES_CHANGE" ]; then
+		TREE="$SRC_WORK/linux-$SERIES_CHANGE" BRANCH="$PATCHED_BRANCH-$SERIES_CHANGE"
+	fi
+	VARIANT=$(changed_variant "$VARIANT")
+	BUILD=$(build_dir "$TREE" "$VARIANT")
+	KSELFTEST_DIR="$BUILD/kselftest-install"
+	resolve_run_results
 	expect=$(expectation_file)
 	[ -z "$expect" ] || mmf_py expected check "$expect" ||
 		usage_error "the expected statuses in $expect cannot be read"

@@ -73,9 +73,36 @@ host_lock_cost() {
 
 # cmd_bench [full|quick]: quick, the guard of make check: the patched
 # kernel only, counted and once under -icount, with fewer rounds.
+# bench_report DIR TIMED SIZE RECORDING: the table (DIR/table.txt) of the
+# passes in DIR, each case held to the reference of TIMED's kernel (not
+# when RECORDING is 1: it replaces it), the plots, and when RECORDING the
+# new reference; the guard's status (0 passed, 1 failed).
+bench_report() {
+	local dir=$1 timed=$2 size=$3 recording=$4 status=0 deps
+	local -a depends_on references=(--references "$BENCH_REFERENCES")
+	deps=$(bench_depends_on "$timed" "$size")
+	mapfile -t depends_on <<< "$deps"
+	[ "$recording" != 1 ] || references=()
+	mmf_py bench "$dir" "${depends_on[@]}" "${references[@]}" |
+		tee "$dir/table.txt" || status=$?
+	[ "$status" != 2 ] || die "$E_INTERNAL" "mmfrozen.bench found no results"
+	if command -v gnuplot > /dev/null; then
+		gnuplot "$dir/bench.gp" &&
+			say "    plots: $dir/bench.png (rounds), bench-summary.png (medians)"
+	fi
+	say "    results: $dir (bench.json, table.txt)"
+	if [ "$recording" = 1 ]; then
+		[ "$status" = 0 ] || die "$E_TESTS" "bench: the guard failed: no reference recorded"
+		stage "Record the reference"
+		mmf_py bench record "$dir" "$BENCH_REFERENCES" | indent ||
+			die "$E_INTERNAL" "bench: no reference written"
+	fi
+	return "$status"
+}
+
 cmd_bench() {
-	local size=${1:-full} timed=bench clock status=0 deps
-	local -a clocks=(icount-1 icount-2 tcg) script=("$MMF_ROOT/guest-init/bench.sh") depends_on references
+	local size=${1:-full} timed=bench clock status=0
+	local -a clocks=(icount-1 icount-2 tcg) script=("$MMF_ROOT/guest-init/bench.sh")
 	case "$size" in
 	full) ;;
 	quick) timed=patched clocks=(icount-1) ;;
@@ -99,25 +126,7 @@ cmd_bench() {
 	stage "Time a lock RMW on the host (bench/lock-cost.c)"
 	host_lock_cost > "$RESULTS/lock-cost.json"
 	stage "Report"
-	deps=$(bench_depends_on "$timed" "$size")
-	mapfile -t depends_on <<< "$deps"
-	# what --record replaces is not held against
-	references=(--references "$BENCH_REFERENCES")
-	[ "$RECORD" != 1 ] || references=()
-	mmf_py bench "$RESULTS" "${depends_on[@]}" "${references[@]}" |
-		tee "$RESULTS/table.txt" || status=$?
-	[ "$status" != 2 ] || die "$E_INTERNAL" "mmfrozen.bench found no results"
-	if command -v gnuplot > /dev/null; then
-		gnuplot "$RESULTS/bench.gp" &&
-			say "    plots: $RESULTS/bench.png (rounds), bench-summary.png (medians)"
-	fi
-	say "    results: $RESULTS (bench.json, table.txt)"
-	if [ "$RECORD" = 1 ]; then
-		[ "$status" = 0 ] || die "$E_TESTS" "bench: the guard failed: no reference recorded"
-		stage "Record the reference"
-		mmf_py bench record "$RESULTS" "$BENCH_REFERENCES" | indent ||
-			die "$E_INTERNAL" "bench: no reference written"
-	fi
+	bench_report "$RESULTS" "$timed" "$size" "$RECORD" || status=$?
 	stage_end
 	[ "$status" = 0 ] || exit "$E_TESTS"
 }

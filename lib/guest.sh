@@ -193,49 +193,74 @@ timeout_words() { # timeout_words TIMEOUT: the guest's time limit in words
 	if [ -n "$1" ]; then echo "timeout ${1}s"; else echo "no time limit"; fi
 }
 
+# qemu_args RESULTS ACCEL MODE KERNEL INITRAMFS: qemu's arguments, one a
+# line: the guest boots KERNEL with INITRAMFS, its console logged to
+# RESULTS/console.log, the host's root and RESULTS shared over 9p.
+qemu_args() {
+	local results=$1 accel=$2 mode=$3
+	qemu_accel_args "$accel"
+	# shellcheck disable=SC2054 # commas belong to qemu's option syntax
+	printf '%s\n' -smp 2 -m 2G -nodefaults -no-reboot -display none -monitor none \
+		-kernel "$4" -initrd "$5" \
+		-append "console=ttyS0 loglevel=5 earlycon=uart8250,io,0x3f8,115200 printk.devkmsg=on panic=-1 $(stall_args "$accel") MMF_RESULTS=$results MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode" \
+		-chardev "stdio,id=console,signal=off,logfile=$results/console.log" \
+		-serial chardev:console \
+		-fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap" \
+		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+		-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap" \
+		-device virtio-9p-pci,fsdev=results,mount_tag=results
+}
+
+# start_qemu_shell RESULTS TIMEOUT ARG...: qemu on this terminal, in the
+# background, at most TIMEOUT seconds if one is given.  qemu keeps the
+# terminal: it reads it (a background command's input would be
+# /dev/null) and stays in the runner's process group, the terminal's
+# foreground one (timeout --foreground).
+start_qemu_shell() {
+	local results=$1 timeout=$2
+	local -a limit=()
+	shift 2
+	[ -z "$timeout" ] || limit=(timeout --foreground -k 10 "$timeout")
+	setpriv --pdeathsig TERM "${limit[@]}" qemu-system-x86_64 "$@" \
+		<&0 2> "$results/qemu.log" &
+}
+
+# start_qemu_batch RESULTS TIMEOUT FIFO ARG...: qemu in the background,
+# its console into FIFO.  timeout puts itself and qemu in a process group
+# of its own, which the trap stops whole; if the runner dies by SIGKILL,
+# the kernel sends timeout SIGTERM (setpriv), which it passes on to qemu.
+start_qemu_batch() {
+	local results=$1 timeout=$2 fifo=$3
+	shift 3
+	setpriv --pdeathsig TERM timeout -k 10 "$timeout" qemu-system-x86_64 "$@" \
+		< /dev/null 2> "$results/qemu.log" > "$fifo" &
+}
+
 # run_qemu RESULTS ACCEL MODE TIMEOUT BOOT-TIMEOUT: boots the built
 # kernel with the host's root and the results share; MODE is "batch"
 # (console to console.log, kernel lines hidden on screen) or "shell"
 # (console on this terminal).  TIMEOUT may be empty: no time limit.
 run_qemu() {
 	local results=$1 accel=$2 mode=$3 timeout=$4 boot=$5 rc=0 pid reader=''
-	local -a args limit=()
+	local -a args
 	case "$results$MMF_ROOT" in
 	*[[:space:]]*) die "$E_USAGE" "paths on the guest's command line must not" \
 		"contain spaces: $results, $MMF_ROOT" ;;
 	esac
-	mapfile -t args < <(qemu_accel_args "$accel")
-	# shellcheck disable=SC2054 # commas belong to qemu's option syntax
-	args+=(-smp 2 -m 2G -nodefaults -no-reboot -display none -monitor none
-		-kernel "$BUILD/arch/x86/boot/bzImage" -initrd "$INITRAMFS"
-		-append "console=ttyS0 loglevel=5 earlycon=uart8250,io,0x3f8,115200 printk.devkmsg=on panic=-1 $(stall_args "$accel") MMF_RESULTS=$results MMF_STAGE2=$MMF_ROOT/guest-init/stage2.sh MMF_MODE=$mode"
-		-chardev "stdio,id=console,signal=off,logfile=$results/console.log"
-		-serial chardev:console
-		-fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
-		-device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot
-		-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
-		-device virtio-9p-pci,fsdev=results,mount_tag=results)
+	mapfile -t args < <(qemu_args "$results" "$accel" "$mode" \
+		"$BUILD/arch/x86/boot/bzImage" "$INITRAMFS")
 	printf 'qemu-system-x86_64 %s\n' "${args[*]}" > "$results/qemu.cmdline"
 	say "    qemu-system-x86_64 ($accel, 2 vCPUs, 2 GiB), $(timeout_words "$timeout"); console: $results/console.log"
 	rm -f "$results/console.log"
 	if [ "$mode" = shell ]; then
-		# qemu keeps this terminal: it reads it (a background command's
-		# input would be /dev/null) and stays in the runner's process
-		# group, the terminal's foreground one (timeout --foreground).
-		[ -z "$timeout" ] || limit=(timeout --foreground -k 10 "$timeout")
-		setpriv --pdeathsig TERM "${limit[@]}" qemu-system-x86_64 "${args[@]}" \
-			<&0 2> "$results/qemu.log" &
+		start_qemu_shell "$results" "$timeout" "${args[@]}"
 	else
-		# timeout puts itself and qemu in a process group of its own,
-		# which the trap stops whole; if the runner dies by SIGKILL, the
-		# kernel sends timeout SIGTERM (setpriv), which it passes on to
-		# qemu.  The console goes through a FIFO, whose reader is waited
-		# for: all of it is shown before the runner goes on.
+		# The console goes through a FIFO, whose reader is waited for:
+		# all of it is shown before the runner goes on.
 		mkfifo "$RUN_TMP/console"
 		show_guest_output < "$RUN_TMP/console" &
 		reader=$!
-		setpriv --pdeathsig TERM timeout -k 10 "$timeout" qemu-system-x86_64 "${args[@]}" \
-			< /dev/null 2> "$results/qemu.log" > "$RUN_TMP/console" &
+		start_qemu_batch "$results" "$timeout" "$RUN_TMP/console" "${args[@]}"
 	fi
 	pid=$!
 	wait_guest "$pid" "$results/console.log" "$boot" || rc=$?

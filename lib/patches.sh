@@ -171,19 +171,43 @@ kept_patches() {
 	echo "$n"
 }
 
+# patch_hashes DIR NAME...: the sha256 of each patch file, a line each;
+# dies on a name that DIR has no file of.
+patch_hashes() {
+	local dir=$1 p
+	shift
+	for p in "$@"; do
+		p=$(patch_file "$dir" "$p")
+		[ -f "$p" ] || die "$E_PATCH" "series lists $p, not found in $dir"
+		sha256sum < "$p" | cut -d' ' -f1
+	done
+}
+
+# restart_branch TREE BRANCH STAMP KEPT: BRANCH checked out where the
+# KEPT leading patches of STAMP left it (the base with none), and STAMP
+# cut to them, for the rest to be applied.
+restart_branch() {
+	local tree=$1 branch=$2 stamp=$3 kept=$4 start=$BASE_TAG
+	[ "$kept" = 0 ] || start=$(sed -n "${kept}p" "$stamp" | cut -f2)
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git -C "$tree" checkout -q -B "$branch" "$start"
+	if [ "$kept" = 0 ]; then
+		: > "$stamp"
+	else
+		sed -i "$((kept + 1)),\$d" "$stamp"
+	fi
+}
+
 # apply_patches TREE BRANCH DIR PATCH...: the series on branch BRANCH of
 # TREE, each patch as check_apply found it: "git am", "git am -3", or not
 # at all for one the tree has already.
 apply_patches() {
-	local tree=$1 branch=$2 dir=$3 stamp p kept start i statuses status in_tree=0
+	local tree=$1 branch=$2 dir=$3 stamp p kept i statuses status hashes_text in_tree=0
 	local -a names=("${@:4}") hashes=()
 	stamp=$(applied_stamp "$tree")
 	[ ${#names[@]} -gt 0 ] || die "$E_PATCH" "no patches to apply in $dir/series"
-	for p in "${names[@]}"; do
-		p=$(patch_file "$dir" "$p")
-		[ -f "$p" ] || die "$E_PATCH" "series lists $p, not found in $dir"
-		hashes+=("$(sha256sum < "$p" | cut -d' ' -f1)")
-	done
+	hashes_text=$(patch_hashes "$dir" "${names[@]}")
+	mapfile -t hashes <<< "$hashes_text"
 	kept=$(kept_patches "$stamp" "$tree" "${hashes[@]}")
 	if [ "$kept" = "${#names[@]}" ] && [ "$(wc -l < "$stamp")" = "$kept" ]; then
 		say "    ${#names[@]} patches already applied (branch $branch)"
@@ -195,15 +219,7 @@ apply_patches() {
 	fi
 	statuses=$(mktemp)
 	check_apply "$tree" "$dir" "$statuses" "${names[@]}" || die_conflict "$statuses"
-	start=$BASE_TAG
-	[ "$kept" = 0 ] || start=$(sed -n "${kept}p" "$stamp" | cut -f2)
-	git -C "$tree" am --abort >/dev/null 2>&1 || true
-	git -C "$tree" checkout -q -B "$branch" "$start"
-	if [ "$kept" = 0 ]; then
-		: > "$stamp"
-	else
-		sed -i "$((kept + 1)),\$d" "$stamp"
-	fi
+	restart_branch "$tree" "$branch" "$stamp" "$kept"
 	for ((i = kept; i < ${#names[@]}; i++)); do
 		status=$(sed -n "$((i + 1))p" "$statuses" | cut -f2)
 		p=$(patch_file "$dir" "${names[i]}")

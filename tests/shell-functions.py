@@ -7,8 +7,8 @@ The run's state is what resolve_run() makes readonly once it has
 resolved the command line (its "readonly NAME..." statement, read from
 runner.sh: the one list of those names).  A function reads it when its
 body expands one of those names ($NAME, ${NAME...}).  The cmd_*
-functions and resolve_run() are where the options are read, by design,
-and are listed apart.
+functions and resolve_run() with its parts (resolve_run_*) are where the
+options are read, by design, and are listed apart.
 
 Usage: tests/shell-functions.py [--max-readers N] [--max-lines N] [-v]
 Prints the count of functions that read the run's state and the count
@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FUNCTION = re.compile(r'^([A-Za-z_][A-Za-z0-9_]*)\(\)\s*\{')
 READONLY = re.compile(r'^\treadonly ((?:[A-Z_][A-Z0-9_]* ?|\\\n\t*)+)$', re.M)
 # The functions that read the options by design.
-OPTION_READERS = re.compile(r'^(cmd_.*|resolve_run)$')
+OPTION_READERS = re.compile(r'^(cmd_.*|resolve_run.*)$')
 
 
 def run_state_names(runner_text):
@@ -80,7 +80,7 @@ def main(argv=None):
                     '%s:%d %s: %s' % (where, start, name, ' '.join(state)))
             if length > (args.max_lines or 40):
                 long_ones.append('%s:%d %s: %d lines' % (where, start, name, length))
-    print('%d functions; %d read the run state (%d more by design: cmd_*, resolve_run); '
+    print('%d functions; %d read the run state (%d more by design: cmd_*, resolve_run*); '
           '%d longer than %d lines' % (total, len(readers), len(by_design), len(long_ones),
                                        args.max_lines or 40))
     if args.verbose:
