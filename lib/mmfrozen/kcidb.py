@@ -34,7 +34,7 @@ import os
 import re
 import sys
 
-from mmfrozen import expected, kernel_log, ktap, series as series_check, upstream
+from mmfrozen import expected, kernel_log, ktap, outcomes, series as series_check, upstream
 from mmfrozen.results import read_json, write_json
 from mmfrozen.verdict import read_run
 
@@ -49,8 +49,9 @@ STATUS = {ktap.PASS: 'PASS', ktap.XFAIL: 'PASS', ktap.FAIL: 'FAIL',
           ktap.SKIP: 'SKIP', ktap.TODO: 'SKIP', ktap.TIMEOUT: 'ERROR',
           ktap.CRASHED: 'ERROR'}
 # How a run's end reads as the status of its tests as a whole.
-OUTCOME_STATUS = {'passed': 'PASS', 'tests-failed': 'FAIL', 'kernel-problem': 'FAIL',
-                  'guest-timeout': 'ERROR', 'guest-failed': 'ERROR'}
+OUTCOME_STATUS = {outcomes.PASSED: 'PASS', outcomes.TESTS_FAILED: 'FAIL',
+                  outcomes.KERNEL_PROBLEM: 'FAIL', outcomes.GUEST_TIMEOUT: 'ERROR',
+                  outcomes.GUEST_FAILED: 'ERROR'}
 
 
 def part(name):
@@ -130,7 +131,7 @@ def ran_the_target(verdict):
     outcome = verdict.get('outcome')
     if 'tests' in verdict:
         return True
-    return outcome not in (None, 'build-failed', 'passed', 'tests-failed')
+    return outcome not in (None, outcomes.BUILD_FAILED, outcomes.PASSED, outcomes.TESTS_FAILED)
 
 
 def run_status(verdict):
@@ -207,15 +208,15 @@ def run_report(results, checkout):
     # a guest booted it (its tests were read, or it said its accelerator),
     # or the run passed (runner.sh kernel)
     if ('tests' in verdict or verdict.get('kernelrelease') or verdict.get('accel') or
-            verdict.get('outcome') == 'passed'):
+            verdict.get('outcome') == outcomes.PASSED):
         build = 'PASS'
     else:
-        build = 'FAIL' if verdict.get('outcome') == 'build-failed' else 'MISS'
+        build = 'FAIL' if verdict.get('outcome') == outcomes.BUILD_FAILED else 'MISS'
     tests = []
     if ran_the_target(verdict):
         tests = run_tests(build_id, verdict, windows, problems)
     tests += upstream_tests(build_id, os.path.join(results, 'upstream.tsv'))
-    valid = verdict.get('outcome') != 'patch-does-not-apply'
+    valid = verdict.get('outcome') != outcomes.PATCH_DOES_NOT_APPLY
     return [checkout_record(checkout, valid)], [build_record(checkout, build)], tests
 
 
@@ -235,7 +236,7 @@ def series_build_status(series, tip_builds):
 
 def series_report(series, results=None):
     checkout = series['checkout']
-    valid = series_check.outcome(series) != 'patch-does-not-apply'
+    valid = series_check.outcome(series) != outcomes.PATCH_DOES_NOT_APPLY
     builds, tests = [], []
     tip = results and os.path.join(results, 'tip')
     if tip and os.path.isdir(tip):

@@ -41,6 +41,8 @@ import os
 import re
 import sys
 
+from mmfrozen import outcomes
+
 TIMESTAMP = re.compile(r'\[ *[0-9]+\.[0-9]+\] ')
 BEGIN = 'mm-frozen: test begin '
 EXPECT = re.compile(r'^mm-frozen: test expect ([0-9]+) (.*)$')
@@ -54,7 +56,7 @@ LEAK_BACKTRACE = '  backtrace'
 LEAK_FRAME = re.compile(r'^    (\S+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\S+\])?)')
 # The outcomes of a run whose kernel log was checked and held no problem;
 # a guest that did not finish had its log read by nobody.
-CHECKED_CLEAN = ('passed', 'tests-failed')
+CHECKED_CLEAN = (outcomes.PASSED, outcomes.TESTS_FAILED)
 
 
 def read_patterns(path):

@@ -53,6 +53,7 @@ import os
 import re
 import sys
 
+from mmfrozen import outcomes
 from mmfrozen.results import read_json, read_lines, write_json
 
 TRAILERS = {'Undoes': 'undoes', 'Mistake': 'mistake',
@@ -67,12 +68,13 @@ MISCOUNT = re.compile(r'^\[ *[0-9.]+\] mm-frozen: test (\S+): expected ')
 # evidence by itself (the kernel's problem, if any, is).
 FAILED = re.compile(r'^FAIL (.*?)(?: \(.*\))?$')
 # The outcomes that may hold evidence of a kill.
-KILLING = {'tests-failed', 'kernel-problem', 'guest-timeout', 'guest-failed'}
+KILLING = {outcomes.TESTS_FAILED, outcomes.KERNEL_PROBLEM, outcomes.GUEST_TIMEOUT,
+           outcomes.GUEST_FAILED}
 # How a run ended, in the mutant's own words, when nothing names a kill.
-ENDED = {'guest-timeout': 'the guest hung (stopped at its timeout)',
-         'guest-failed': 'the guest stopped before its tests finished',
-         'tests-failed': 'tests timed out or crashed',
-         'kernel-problem': 'a kernel problem that names nothing'}
+ENDED = {outcomes.GUEST_TIMEOUT: 'the guest hung (stopped at its timeout)',
+         outcomes.GUEST_FAILED: 'the guest stopped before its tests finished',
+         outcomes.TESTS_FAILED: 'tests timed out or crashed',
+         outcomes.KERNEL_PROBLEM: 'a kernel problem that names nothing'}
 NOTHING_NAMED = ', with no kernel problem and no failed test'
 BOOT = 'boot: '
 BENCH = 'bench'
@@ -146,9 +148,9 @@ def classify(results, status):
     """(class, by) of a mutant's run in RESULTS, which exited STATUS."""
     verdict = read_json(os.path.join(results, 'verdict.json')) or {}
     outcome = verdict.get('outcome', 'exit %d' % status)
-    if outcome == 'passed':
+    if outcome == outcomes.PASSED:
         return 'survived', []
-    if outcome == 'build-failed':
+    if outcome == outcomes.BUILD_FAILED:
         return 'no-build', []
     if outcome not in KILLING:
         return 'error', [outcome]
@@ -301,8 +303,8 @@ def table(entries):
 
 def verdict(entries):
     """passed when every mutant was killed, each by its expected killer."""
-    return ('passed' if entries and all(expectation(e) == 'as expected' for e in entries)
-            else 'tests-failed')
+    return (outcomes.PASSED if entries and all(expectation(e) == 'as expected' for e in entries)
+            else outcomes.TESTS_FAILED)
 
 
 def main(argv=None):

@@ -33,6 +33,7 @@ import os
 import re
 import sys
 
+from mmfrozen import outcomes
 from mmfrozen.results import read_json, write_json
 
 OK, WARN, FAIL = 'OK', 'WARN', 'FAIL'
@@ -207,15 +208,15 @@ def outcome(series):
     """The check's outcome (see the module's text)."""
     patches = series['patches']
     if any(apply_state(p['apply']) == FAIL for p in patches):
-        return 'patch-does-not-apply'
+        return outcomes.PATCH_DOES_NOT_APPLY
     builds = [p['build'] for p in patches] + [
         series['base'] and {'status': series['base']['build']}]
     if any(b and b['status'] == 'fail' for b in builds):
-        return 'build-failed'
+        return outcomes.BUILD_FAILED
     if any(warnings_state(p['build']) == FAIL or
            checkpatch_errors_state(p['checkpatch']) == FAIL for p in patches):
-        return 'series-adds-warnings'
-    return 'passed'
+        return outcomes.SERIES_ADDS_WARNINGS
+    return outcomes.PASSED
 
 
 # A kbuild step line, "  CC      mm/slub.o" or "  LD [M]  fs/x.ko"
