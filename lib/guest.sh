@@ -346,7 +346,8 @@ decode_reports() {
 # before its first "+0x": the decoder writes a symbol's file and line in
 # place of its offset.
 show_first_report() {
-	local text=${2%%  \[during test *} decoded=$1/decoded-console.log
+	local text decoded=$1/decoded-console.log
+	text=$(mmf_py kernel_log text "$2")
 	text=${text%%+0x*}
 	[[ $text != "kmemleak: "* ]] || decoded=$1/decoded-kmemleak.txt
 	[ -s "$decoded" ] || return 0

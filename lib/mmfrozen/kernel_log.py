@@ -34,6 +34,9 @@ dmesg hold the same lines); a LOG that does not exist is skipped;
 are still being written; --kmemleak: a line for each object of
 kmemleak's REPORT too, if there is one.  Exit status 0, 2 when a file
 cannot be read.
+
+       python3 -m mmfrozen.kernel_log text LINE
+Prints the problem LINE without the suffix that names its test window.
 """
 
 import argparse
@@ -47,7 +50,13 @@ TIMESTAMP = re.compile(r'\[ *[0-9]+\.[0-9]+\] ')
 BEGIN = 'mm-frozen: test begin '
 EXPECT = re.compile(r'^mm-frozen: test expect ([0-9]+) (.*)$')
 END = 'mm-frozen: test end '
+# A problem line names the window it is in: this module writes the
+# suffix and the miscount line, and problem_window() reads them back
+# (mutants.py, and runner.sh through "kernel_log text").
 DURING = '  [during test %s]'
+DURING_LINE = re.compile(r'^(.*)  \[during test (.*)\]$')
+MISCOUNT = '%s mm-frozen: test %s: expected %d kernel line(s) matching /%s/, saw %d%s'
+MISCOUNT_LINE = re.compile(r'^\[ *[0-9.]+\] mm-frozen: test (\S+): expected ')
 # kmemleak's report (mm/kmemleak.c, print_unreferenced()): an object, the
 # task that allocated it, a hex dump, then its backtrace, a frame a line.
 LEAK_OBJECT = re.compile(r'^unreferenced object (0x[0-9a-f]+) \(size ([0-9]+)\):')
@@ -90,9 +99,17 @@ class Window:
         many times, or None."""
         if self.ere is None or self.seen == self.want:
             return None
-        return ('%s mm-frozen: test %s: expected %d kernel line(s) matching '
-                '/%s/, saw %d%s' % (ts, self.name, self.want, self.ere.pattern,
-                                    self.seen, where))
+        return MISCOUNT % (ts, self.name, self.want, self.ere.pattern, self.seen, where)
+
+
+def problem_window(line):
+    """(TEST, TEXT) of a problem line: the window it names ('' outside
+    every window) and the line without the suffix that names it."""
+    m = DURING_LINE.match(line)
+    if m:
+        return m.group(2), m.group(1)
+    miscount = MISCOUNT_LINE.match(line)
+    return (miscount.group(1) if miscount else ''), line
 
 
 def located_problems(lines, patterns, live=False):
@@ -215,6 +232,10 @@ def read_kmemleak(path):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ['text'] and len(argv) == 2:
+        print(problem_window(argv[1])[1])
+        return 0
     ap = argparse.ArgumentParser(description='The kernel log lines that fail a run.')
     ap.add_argument('--patterns', required=True)
     ap.add_argument('--outside', action='store_true')

@@ -53,17 +53,13 @@ import os
 import re
 import sys
 
-from mmfrozen import outcomes
+from mmfrozen import kernel_log, outcomes
 from mmfrozen.results import read_json, read_lines, write_json
 
 TRAILERS = {'Undoes': 'undoes', 'Mistake': 'mistake',
             'Expected-killer': 'expected'}
 TRAILER = re.compile(r'^(%s): (.*)$' % '|'.join(TRAILERS))
 SUBJECT = re.compile(r'^Subject: (?:\[PATCH[^]]*\] )?(.*)$')
-DURING = re.compile(r'^(.*)  \[during test (.*)\]$')
-# A window whose declared report came too few or too many times names
-# itself (mmfrozen.kernel_log's Window.check).
-MISCOUNT = re.compile(r'^\[ *[0-9.]+\] mm-frozen: test (\S+): expected ')
 # A failed check names its test; a test that timed out or crashed is no
 # evidence by itself (the kernel's problem, if any, is).
 FAILED = re.compile(r'^FAIL (.*?)(?: \(.*\))?$')
@@ -115,11 +111,7 @@ def problem_killers(problems):
     "boot: LINE" outside every window."""
     killers, seen = [], set()
     for line in problems or []:
-        m = DURING.match(line)
-        window, text = (m.group(2), m.group(1)) if m else ('', line)
-        miscount = MISCOUNT.match(line)
-        if miscount:
-            window = miscount.group(1)
+        window, text = kernel_log.problem_window(line)
         if window in seen:
             continue
         seen.add(window)

@@ -77,6 +77,27 @@ class RealConsole(unittest.TestCase):
                          [bug.strip() + '  [during test %s]' % WINDOW])
 
 
+class ProblemWindow(unittest.TestCase):
+    """The module reads back the window that its own problem lines name,
+    the one format of those lines (mutants.py and runner.sh ask it)."""
+
+    def test_a_line_in_a_window(self):
+        line = problems([l for l in CONSOLE if l is not DECLARED])[0]
+        self.assertEqual(kernel_log.problem_window(line), (WINDOW, WARNING.strip()))
+
+    def test_a_miscount_names_its_window(self):
+        at = CONSOLE.index(WARNING)
+        line = problems(CONSOLE[:at] + [WARNING] + CONSOLE[at:])[0]
+        self.assertEqual(kernel_log.problem_window(line), (WINDOW, line))
+
+    def test_a_line_outside_every_window(self):
+        self.assertEqual(kernel_log.problem_window(KINDS['bug']), ('', KINDS['bug']))
+
+    def test_the_text_command(self):
+        line = problems([l for l in CONSOLE if l is not DECLARED])[0]
+        self.assertEqual(run_main(kernel_log.main, ['text', line]), (0, WARNING.strip() + '\n'))
+
+
 class Lines(unittest.TestCase):
 
     def test_every_kind_is_found(self):
