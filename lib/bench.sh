@@ -112,7 +112,7 @@ cmd_bench() {
 		die "$E_USAGE" "bench --record keeps the reference of patches/ as they are: not with --drop, --with, --mutant or --config"
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
-	stage "Build the kernels: patched (the counts), $timed (the clocks)"
+	stage "Build the kernels: patched (the counts), $timed (the clocks)" build
 	bench_kernel patched
 	bench_kernel "$timed"
 	# the probe boots the patched kernel

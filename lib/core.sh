@@ -89,12 +89,15 @@ log_to() {
 	exec > >(trap '' INT TERM; exec tee -a "$1") 2>&1
 }
 
-STAGE_NO=0 STAGE_NAME='' STAGE_T0='' STAGES_FILE=''
+STAGE_NO=0 STAGE_NAME='' STAGE_KIND=- STAGE_T0='' STAGES_FILE=''
 
-stage() { # stage NAME: a numbered stage begins
+# stage NAME [KIND]: a numbered stage begins; KIND, "build" or "guest",
+# says what its time is spent on, for the tables that sum it (mutants').
+stage() {
 	stage_end
 	STAGE_NO=$((STAGE_NO + 1))
 	STAGE_NAME=$1
+	STAGE_KIND=${2:--}
 	STAGE_T0=$(now)
 	say "[$STAGE_NO] $STAGE_NAME  (+$(elapsed "$RUN_T0")s)"
 }
@@ -104,7 +107,8 @@ stage_end() { # the stage in progress ends, its time in stages.tsv
 	local took
 	took=$(elapsed "$STAGE_T0")
 	say "    done in ${took}s"
-	[ -z "$STAGES_FILE" ] || printf '%s\t%s\t%s\n' "$STAGE_NO" "$STAGE_NAME" "$took" >> "$STAGES_FILE"
+	[ -z "$STAGES_FILE" ] ||
+		printf '%s\t%s\t%s\t%s\n' "$STAGE_NO" "$STAGE_NAME" "$took" "$STAGE_KIND" >> "$STAGES_FILE"
 	STAGE_NAME=
 }
 

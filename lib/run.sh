@@ -51,7 +51,7 @@ stages_build() {
 	stage "Configure ($VARIANT)"
 	configure_kernel "$TREE" "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "$series" \
 		"${EXTRA_CONFIG[@]}"
-	stage "Build the kernel ($VARIANT)"
+	stage "Build the kernel ($VARIANT)" build
 	build_kernel "$TREE" "$BUILD" "${1:-}"
 	build_inputs "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}" > "$BUILD/.mm-frozen-inputs"
 	stage "Build the mm-frozen kselftests"
@@ -63,7 +63,7 @@ stages_test() { # stages_test RESULTS
 	mapfile -t cmd < <(guest_command)
 	stage "Build the guest initramfs"
 	build_initramfs "$INITRAMFS" "$BUILD"
-	stage "Boot the guest and run ${cmd[*]}"
+	stage "Boot the guest and run ${cmd[*]}" guest
 	boot_and_test "$1"
 }
 
@@ -102,7 +102,7 @@ cmd_boot() {
 	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
-	stage "Boot the guest and run ${cmd[*]}"
+	stage "Boot the guest and run ${cmd[*]}" guest
 	boot_and_test "$RESULTS"
 	stage_end
 }

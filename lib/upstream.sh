@@ -12,12 +12,12 @@ cmd_upstream() {
 	log_to "$RESULTS/runner.log"
 	say "mm-frozen: the kernel's own suites on $SOURCE_LABEL, variant $VARIANT, results $RESULTS"
 	stages_to_kernel "$RESULTS"
-	stage "Build the kernel's mm selftests, install the modules"
+	stage "Build the kernel's mm selftests, install the modules" build
 	build_mm_selftests "$TREE" "$BUILD"
 	install_modules "$TREE" "$BUILD"
 	stage "Build the guest initramfs"
 	build_initramfs "$INITRAMFS" "$BUILD"
-	stage "Boot the guest and run guest-init/upstream.sh $*"
+	stage "Boot the guest and run guest-init/upstream.sh $*" guest
 	boot_guest "$RESULTS" batch "$MMF_ROOT/guest-init/upstream.sh" "$@"
 	stage "Read the results"
 	guest_status "$RESULTS" > /dev/null

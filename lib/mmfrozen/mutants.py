@@ -76,8 +76,6 @@ BOOT = 'boot: '
 BENCH = 'bench'
 # The bench's exit status when its guard failed (E_TESTS).
 BENCH_GUARD_FAILED = 1
-STAGE_BUILD = 'Build the kernel'
-STAGE_GUEST = 'Boot the guest'
 
 
 def read_header(path):
@@ -121,18 +119,18 @@ def problem_killers(problems):
 
 
 def stage_seconds(results):
-    """{build, guest, total} seconds of a run, from its stages.tsv."""
+    """{build, guest, total} seconds of a run, from its stages.tsv, whose
+    last column is the kind of time each stage spent (lib/core.sh's
+    stage)."""
     seconds = {'build': 0.0, 'guest': 0.0, 'total': 0.0}
     for line in read_lines(os.path.join(results, 'stages.tsv')) or []:
         fields = line.split('\t')
-        if len(fields) != 3:
+        if len(fields) != 4:
             continue
-        took = float(fields[2])
+        took, kind = float(fields[2]), fields[3]
         seconds['total'] += took
-        if fields[1].startswith(STAGE_BUILD):
-            seconds['build'] += took
-        elif fields[1].startswith(STAGE_GUEST):
-            seconds['guest'] += took
+        if kind in seconds:
+            seconds[kind] += took
     return {k: round(v, 1) for k, v in seconds.items()}
 
 

@@ -198,6 +198,21 @@ class BenchTest(ScratchTest):
                          (0, 'bench\n'))
 
 
+class StageSecondsTest(ScratchTest):
+    """The time of a run by what its stages say they spent it on (the
+    last column of stages.tsv), not by their titles."""
+
+    def test_each_kind_summed(self):
+        write(os.path.join(self.tmp, 'stages.tsv'),
+              '1\tConfigure (mutant)\t6.5\t-\n'
+              '2\tBuild the kernel (mutant)\t20.0\tbuild\n'
+              "3\tBuild the kernel's mm selftests, install the modules\t4.0\tbuild\n"
+              '4\tBuild the guest initramfs\t1.0\t-\n'
+              '5\tBoot the guest and run tests.sh\t60.0\tguest\n')
+        self.assertEqual(mutants.stage_seconds(self.tmp),
+                         {'build': 24.0, 'guest': 60.0, 'total': 91.5})
+
+
 class ReportTest(ScratchTest):
 
     def results(self, *runs):
