@@ -25,8 +25,7 @@ source_version() {
 debian_headers() {
 	local upstream=${1%%-*} package
 	for package in $(apt-cache pkgnames "linux-headers-$upstream" | grep -E -- "^linux-headers-${upstream}[^-]*-amd64\$"); do
-		# grep reads all (no -q): an early exit would fail the pipe
-		if apt-cache madison "$package" | cut -d'|' -f2 | tr -d ' ' | grep -xF -- "$1" > /dev/null; then
+		if apt-cache madison "$package" | mmf_py sources offers "$package" "$1"; then
 			printf '%s=%s\n' "$package" "$1"
 			return
 		fi

@@ -61,8 +61,7 @@ resolve_source() {
 		case "$version" in
 		''|'(none)') die "$E_USAGE" "--source $spec: apt knows no version of $package" ;;
 		esac
-		# grep reads all (no -q): an early exit would fail the pipe
-		apt-cache madison "$package" | cut -d'|' -f2 | tr -d ' ' | grep -xF -- "$version" > /dev/null ||
+		apt-cache madison "$package" | mmf_py sources offers "$package" "$version" ||
 			die "$E_USAGE" "--source $spec: apt knows no version $version of" \
 				"$package (apt-cache madison $package lists them)"
 		locator="$package=$version" name="${package}_$version"
@@ -83,7 +82,7 @@ resolve_source() {
 		;;
 	esac
 	printf '%s\n' "$kind" "$spec" "$locator" "$commit" \
-		"$2/sources/$(printf '%s' "$name" | tr -c 'A-Za-z0-9._+-' '_')"
+		"$2/sources/$(mmf_py sources name "$name")"
 }
 
 # candidate_version PACKAGE: the version apt would install; "(none)" or

@@ -16,6 +16,12 @@ tree (spec, name, package, version), that a CI matrix reads as it is;
 "name" is PACKAGE_VERSION in the characters a file, an artifact or a
 cache key may take ("installed" for the installed tree).  Exit status 1 when apt offers none of
 the packages.
+
+       python3 -m mmfrozen.sources name TEXT
+Prints TEXT in those characters (runner.sh names a tree's directory so).
+
+       apt-cache madison PACKAGE | python3 -m mmfrozen.sources offers PACKAGE VERSION
+Exit status 0 when apt offers VERSION of PACKAGE, 1 when not.
 """
 
 import argparse
@@ -36,9 +42,15 @@ def madison(lines):
     return found
 
 
+def clean_name(text):
+    """TEXT with what a file, an artifact or a cache key name may not
+    hold made _."""
+    return re.sub(r'[^A-Za-z0-9._+-]', '_', text)
+
+
 def name_of(package, version):
-    """PACKAGE_VERSION, what a file or artifact name may not hold made _."""
-    return re.sub(r'[^A-Za-z0-9._+-]', '_', '%s_%s' % (package, version))
+    """PACKAGE_VERSION, a clean name."""
+    return clean_name('%s_%s' % (package, version))
 
 
 def tree(spec, name, package, version):
@@ -63,6 +75,12 @@ def sources(offered, installed, every, newest):
 
 
 def main(argv=None, stdin=sys.stdin):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ['name'] and len(argv) == 2:
+        print(clean_name(argv[1]))
+        return 0
+    if argv[:1] == ['offers'] and len(argv) == 3:
+        return 0 if tuple(argv[1:]) in madison(stdin) else 1
     ap = argparse.ArgumentParser(description='The trees a rebase matrix covers.')
     ap.add_argument('--installed', required=True, metavar='PACKAGE=VERSION')
     ap.add_argument('--every', nargs='+', default=[], metavar='PACKAGE')

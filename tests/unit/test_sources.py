@@ -5,10 +5,12 @@ seven of linux-source-6.1): the installed tree first, standing for its
 version; every other 6.12; the newest 6.1 only; names as the trees'
 directories; and no tree at all when apt offers none."""
 
+import glob
 import io
 import json
+import os
 
-from helpers import ScratchTest, fixture, read, run_main
+from helpers import ROOT, ScratchTest, fixture, read, run_main
 from mmfrozen import sources
 
 MADISON = fixture('sources', 'madison.txt')
@@ -56,3 +58,31 @@ class Sources(ScratchTest):
 
     def test_the_fixture_is_madison_output(self):
         self.assertEqual(len(sources.madison(read(MADISON).splitlines())), 13)
+
+
+class Owner(ScratchTest):
+    """The module is the one reader of madison and the one cleaner of a
+    tree's name: runner.sh asks it ("offers", "name") and has no copy."""
+
+    def offers(self, package, version):
+        with open(MADISON) as stdin:
+            return run_main(lambda argv: sources.main(argv, stdin), ['offers', package, version])[0]
+
+    def test_a_version_apt_offers(self):
+        self.assertEqual(self.offers('linux-source-6.12', '6.12.107-1~deb12u1'), 0)
+
+    def test_a_version_of_another_package_is_not_offered(self):
+        self.assertEqual(self.offers('linux-source-6.1', '6.12.107-1~deb12u1'), 1)
+        self.assertEqual(self.offers('linux-source-6.12', '6.12.107'), 1)
+
+    def test_a_name_cleaned_as_the_trees_are(self):
+        self.assertEqual(run_main(sources.main, ['name', 'linux-source-6.12_6.12.107-1~deb12u1']),
+                         (0, 'linux-source-6.12_6.12.107-1_deb12u1\n'))
+        self.assertEqual(sources.name_of('linux-source-6.12', '6.12.107-1~deb12u1'),
+                         'linux-source-6.12_6.12.107-1_deb12u1')
+
+    def test_the_shell_has_no_copy(self):
+        shell = ''.join(read(path) for path in
+                        glob.glob(os.path.join(ROOT, 'lib', '*.sh')) + [os.path.join(ROOT, 'runner.sh')])
+        self.assertNotIn("tr -c 'A-Za-z0-9", shell)
+        self.assertNotIn("madison \"$package\" | cut", shell)
