@@ -384,10 +384,11 @@ extra_file() {
 	printf '%s\n' "$path"
 }
 
-# changed_variant VARIANT: VARIANT as the run's --drop, --with, --mutant
-# and --config change it (SERIES_CHANGE, CONFIG_CHANGE), which builds in a
-# directory of its own: "patched" goes when something else names it.
-changed_variant() {
+# run_name_of VARIANT: the name of a run of the kernel variant VARIANT
+# with this run's --drop, --with, --mutant and --config (SERIES_CHANGE,
+# CONFIG_CHANGE), which builds in a directory of its own and names its
+# results: "patched" goes when something else names it.
+run_name_of() {
 	[ -n "$SERIES_CHANGE$CONFIG_CHANGE" ] || { echo "$1"; return; }
 	printf '%s\n' "$1" "$SERIES_CHANGE" "$CONFIG_CHANGE" |
 		grep -v -x -e '' -e patched | paste -s -d -
@@ -421,8 +422,8 @@ resolve_run_series() {
 # table's RESULTS field), unless --results gave one; checked.
 resolve_run_results() {
 	case "$(command_field "$COMMAND" 5)" in
-	variant) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT${MUTANT_ARG:+-$(basename "${WITH[-1]}" .patch)}} ;;
-	command) RESULTS=${RESULTS:-$SRC_WORK/results/$VARIANT-$COMMAND} ;;
+	variant) RESULTS=${RESULTS:-$SRC_WORK/results/$RUN_NAME${MUTANT_ARG:+-$(basename "${WITH[-1]}" .patch)}} ;;
+	command) RESULTS=${RESULTS:-$SRC_WORK/results/$RUN_NAME-$COMMAND} ;;
 	bench) RESULTS=${RESULTS:-$SRC_WORK/results/bench} ;;
 	matrix) RESULTS=${RESULTS:-$WORK/results/matrix} ;;
 	*) RESULTS='' ;;
@@ -451,14 +452,14 @@ resolve_run() {
 	  read -r SOURCE_COMMIT; read -r SRC_WORK; } <<< "$source"
 	SRC_REPO="$SRC_WORK/linux"
 	INITRAMFS="$WORK/initramfs.cpio.gz"
-	CONFIG_VARIANT=$VARIANT BRANCH=$PATCHED_BRANCH TREE=$SRC_REPO
+	BRANCH=$PATCHED_BRANCH TREE=$SRC_REPO
 	[ "$VARIANT" != baseline ] || TREE="$SRC_WORK/linux-baseline"
 	resolve_run_series
 	if [ -n "$SERIES_CHANGE" ]; then
 		TREE="$SRC_WORK/linux-$SERIES_CHANGE" BRANCH="$PATCHED_BRANCH-$SERIES_CHANGE"
 	fi
-	VARIANT=$(changed_variant "$VARIANT")
-	BUILD=$(build_dir "$TREE" "$VARIANT")
+	RUN_NAME=$(run_name_of "$VARIANT")
+	BUILD=$(build_dir "$TREE" "$RUN_NAME")
 	KSELFTEST_DIR="$BUILD/kselftest-install"
 	resolve_run_results
 	expect=$(expectation_file)
@@ -470,7 +471,7 @@ resolve_run() {
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
 		NO_WAIT DRY_RUN EXPECT GUEST_CMD BISECT RUN_TESTS JSON MERGE TREES_FILE RECORD STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
-		INITRAMFS CONFIG_VARIANT BRANCH TREE DROPPED WITH EXTRA_CONFIG SERIES_CHANGE CONFIG_CHANGE \
+		INITRAMFS RUN_NAME BRANCH TREE DROPPED WITH EXTRA_CONFIG SERIES_CHANGE CONFIG_CHANGE \
 		BUILD KSELFTEST_DIR QUIET
 }
 
@@ -485,7 +486,7 @@ main() {
 	resolve_run
 	if [ "$DRY_RUN" = 1 ]; then
 		printf 'runner.sh %s%s: %s, variant %s, work %s, results %s\n' "$COMMAND" \
-			"${ARGS[*]:+ ${ARGS[*]}}" "$SOURCE_LABEL" "$VARIANT" "$WORK" "${RESULTS:-(none)}"
+			"${ARGS[*]:+ ${ARGS[*]}}" "$SOURCE_LABEL" "$RUN_NAME" "$WORK" "${RESULTS:-(none)}"
 		return
 	fi
 	# matrix --merge reads results directories only: no work directory

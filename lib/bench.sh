@@ -25,7 +25,7 @@ bench_pass() {
 	child_runner "$log" exec ${SOURCE_SPEC:+--source "$SOURCE_SPEC"} \
 		--variant "$2" --accel "$3" --results "$RESULTS/$name" \
 		exec -- "${@:4}" || bench_child_failed "$log"
-	printf '%s\t%s\t%s\n' "$name" "$(changed_variant "$2")" "$3" >> "$RESULTS/passes.tsv"
+	printf '%s\t%s\t%s\n' "$name" "$(run_name_of "$2")" "$3" >> "$RESULTS/passes.tsv"
 	say "    $(grep -c '^bench: ' "$log") cases; $RESULTS/$name"
 }
 
@@ -50,7 +50,7 @@ readonly BENCH_REFERENCES="$MMF_ROOT/bench/reference"
 # config), the size.
 bench_depends_on() {
 	local timed_build localversion
-	timed_build=$(build_dir "$TREE" "$(changed_variant "$1")")
+	timed_build=$(build_dir "$TREE" "$(run_name_of "$1")")
 	[ -f "$timed_build/.config" ] ||
 		die "$E_INTERNAL" "bench: no timed kernel in $timed_build"
 	localversion=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' \

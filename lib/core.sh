@@ -273,7 +273,7 @@ on_exit() {
 	fi
 	[ ${#EXIT_REPORT[@]} = 0 ] || "${EXIT_REPORT[@]}" "$status" || true
 	for dir in "${VERDICT_DIRS[@]}"; do
-		mmf_py verdict finish "$dir" --variant "$VARIANT" \
+		mmf_py verdict finish "$dir" --variant "$RUN_NAME" \
 			--outcome "$(outcome_of "$status")" --exit "$status" || true
 	done
 	# Once every verdict is final: a series' reports read its tip's.

@@ -98,8 +98,8 @@ runs_the_target() {
 expectation_file() {
 	if [ -n "$EXPECT" ]; then
 		printf '%s\n' "$EXPECT"
-	elif runs_the_target && [ -f "$EXPECTED_DIR/$VARIANT.txt" ]; then
-		printf '%s\n' "$EXPECTED_DIR/$VARIANT.txt"
+	elif runs_the_target && [ -f "$EXPECTED_DIR/$RUN_NAME.txt" ]; then
+		printf '%s\n' "$EXPECTED_DIR/$RUN_NAME.txt"
 	fi
 }
 
@@ -136,7 +136,7 @@ write_guest_cmd() {
 	{
 		printf '# written by runner.sh; run by guest-init/stage2.sh\n'
 		printf 'export MMF_ROOT=%q MMF_VARIANT=%q MMF_RESULTS=%q MMF_KERNELRELEASE=%q\n' \
-			"$MMF_ROOT" "$VARIANT" "$results" "$(kernel_release "$TREE" "$BUILD")"
+			"$MMF_ROOT" "$RUN_NAME" "$results" "$(kernel_release "$TREE" "$BUILD")"
 		printf 'export MMF_BUILD=%q MMF_TREE=%q MMF_ACCEL=%q MMF_TIMEOUT_SCALE=%q\n' \
 			"$BUILD" "$TREE" "$accel" "$(timeout_scale "$accel")"
 		printf 'export MMF_KSELFTEST=%q\n' "$KSELFTEST_DIR"
@@ -392,7 +392,7 @@ tests_verdict() {
 	local expect programs
 	expect=$(expectation_file)
 	programs=$(IFS=,; echo "${TESTS[*]}")
-	mmf_py verdict tests "$1" --variant "$VARIANT" --release "$(kernel_release "$TREE" "$BUILD")" \
+	mmf_py verdict tests "$1" --variant "$RUN_NAME" --release "$(kernel_release "$TREE" "$BUILD")" \
 		${2:+--status "$2"} ${expect:+--expect "$expect"} ${programs:+--programs "$programs"}
 }
 

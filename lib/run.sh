@@ -48,12 +48,12 @@ stages_build() {
 	install_selftests "$TREE"
 	local series=whole
 	[ "${#DROPPED[@]}" = 0 ] || series=partial
-	stage "Configure ($VARIANT)"
-	configure_kernel "$TREE" "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "$series" \
+	stage "Configure ($RUN_NAME)"
+	configure_kernel "$TREE" "$BUILD" "$RUN_NAME" "$VARIANT" "$series" \
 		"${EXTRA_CONFIG[@]}"
-	stage "Build the kernel ($VARIANT)" build
+	stage "Build the kernel ($RUN_NAME)" build
 	build_kernel "$TREE" "$BUILD" "${1:-}"
-	build_inputs "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}" > "$BUILD/.mm-frozen-inputs"
+	build_inputs "$BUILD" "$RUN_NAME" "$VARIANT" "${EXTRA_CONFIG[@]}" > "$BUILD/.mm-frozen-inputs"
 	stage "Build the mm-frozen kselftests"
 	build_selftests "$TREE" "$BUILD" "$KSELFTEST_DIR"
 }
@@ -72,7 +72,7 @@ stages_test() { # stages_test RESULTS
 cmd_run() {
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
-	say "mm-frozen: $SOURCE_LABEL, variant $VARIANT, results $RESULTS"
+	say "mm-frozen: $SOURCE_LABEL, variant $RUN_NAME, results $RESULTS"
 	stages_to_kernel "$RESULTS"
 	stages_test "$RESULTS"
 	stage_end
@@ -99,7 +99,7 @@ cmd_initramfs() {
 cmd_boot() {
 	local -a cmd
 	mapfile -t cmd < <(guest_command)
-	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
+	check_build "$BUILD" "$RUN_NAME" "$VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
 	stage "Boot the guest and run ${cmd[*]}" guest
@@ -112,7 +112,7 @@ cmd_boot() {
 # and this terminal's type and size (a serial console cannot tell them).
 cmd_shell() {
 	local -a size=()
-	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
+	check_build "$BUILD" "$RUN_NAME" "$VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	[ ! -t 0 ] || read -r -a size < <(stty size)
 	boot_guest "$RESULTS" shell . "$MMF_ROOT/guest-init/shell.sh" "${TIMEOUT:-0}" \
@@ -125,7 +125,7 @@ cmd_shell() {
 # failures.
 cmd_exec() {
 	local status
-	check_build "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"
+	check_build "$BUILD" "$RUN_NAME" "$VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	boot_guest "$RESULTS" batch "$@"
 	cat "$RESULTS/guest/output.log" 2>/dev/null || true
@@ -140,7 +140,7 @@ cmd_exec() {
 # cmd_expect: the tests of RESULTS against the expected statuses of
 # VARIANT; with --record, those written from them.
 cmd_expect() {
-	local file=${EXPECT:-$EXPECTED_DIR/$VARIANT.txt}
+	local file=${EXPECT:-$EXPECTED_DIR/$RUN_NAME.txt}
 	[ -f "$RESULTS/verdict.json" ] || die "$E_USAGE" "expect: no $RESULTS/verdict.json: run the tests first"
 	if [ "$RECORD" = 1 ]; then
 		mmf_py expected record "$RESULTS" "$file" || die "$E_USAGE" "expect: $file not written"

@@ -147,7 +147,7 @@ cmd_matrix() {
 		status=0
 		child_runner - series --source "$spec" series || status=$?
 		say "=== matrix: $spec: exit $status"
-		sources+=(--source "$spec" "$status" "$dir/results/$VARIANT-series")
+		sources+=(--source "$spec" "$status" "$dir/results/$RUN_NAME-series")
 	done
 	mmf_py matrix "$RESULTS" "${sources[@]}" || exit "$E_TESTS"
 }

@@ -228,7 +228,7 @@ prepare_source() {
 record_checkout() {
 	local -a names=()
 	[ "$VARIANT" = baseline ] || mapfile -t names < <(run_patches 2>/dev/null)
-	mmf_py checkout "$1" --tree "$SOURCE_LABEL" --variant "$VARIANT" \
+	mmf_py checkout "$1" --tree "$SOURCE_LABEL" --variant "$RUN_NAME" \
 		--source-id "$(unpacked_source_id "$SRC_REPO")" \
 		--base-commit "$(git -C "$SRC_REPO" rev-parse -q --verify "$BASE_TAG^{commit}" 2>/dev/null)" \
 		--harness "$(git -C "$MMF_ROOT" describe --always --dirty 2>/dev/null)" \

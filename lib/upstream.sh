@@ -10,7 +10,7 @@ cmd_upstream() {
 	local tsv="$RESULTS/upstream.tsv" problems
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
-	say "mm-frozen: the kernel's own suites on $SOURCE_LABEL, variant $VARIANT, results $RESULTS"
+	say "mm-frozen: the kernel's own suites on $SOURCE_LABEL, variant $RUN_NAME, results $RESULTS"
 	stages_to_kernel "$RESULTS"
 	stage "Build the kernel's mm selftests, install the modules" build
 	build_mm_selftests "$TREE" "$BUILD"
@@ -28,7 +28,7 @@ cmd_upstream() {
 		say "    failed:"
 		grep -P '\tfail\t' "$tsv" | sed 's/^/      /'
 	fi
-	say "$VARIANT upstream: $(mmf_py upstream counts "$tsv") (results: $tsv)"
+	say "$RUN_NAME upstream: $(mmf_py upstream counts "$tsv") (results: $tsv)"
 	stage_end
 }
 
@@ -36,10 +36,10 @@ cmd_upstream() {
 # test that passes on the baseline and fails, or is missing, here is a
 # regression, and the exit status is E_TESTS.
 cmd_upstream_compare() {
-	local mine="$SRC_WORK/results/$VARIANT-upstream/upstream.tsv"
+	local mine="$SRC_WORK/results/$RUN_NAME-upstream/upstream.tsv"
 	local base="$SRC_WORK/results/baseline-upstream/upstream.tsv"
 	[ "$VARIANT" != baseline ] || die "$E_USAGE" "upstream-compare compares a patched variant with the baseline"
 	[ -f "$mine" ] || die "$E_USAGE" "no $mine: run runner.sh upstream first"
 	[ -f "$base" ] || die "$E_USAGE" "no $base: run runner.sh --baseline upstream first"
-	mmf_py upstream compare --variant "$VARIANT" "$base" "$mine" || exit "$E_TESTS"
+	mmf_py upstream compare --variant "$RUN_NAME" "$base" "$mine" || exit "$E_TESTS"
 }

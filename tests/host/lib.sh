@@ -220,7 +220,7 @@ standin_guest() {
 built_from() {
 	# shellcheck disable=SC2016 # expanded by the child shell
 	bash -c '. "$1" && parse_args "${@:3}" && COMMAND=kernel && resolve_run &&
-		build_inputs "$BUILD" "$VARIANT" "$CONFIG_VARIANT" "${EXTRA_CONFIG[@]}"' \
+		build_inputs "$BUILD" "$RUN_NAME" "$VARIANT" "${EXTRA_CONFIG[@]}"' \
 		_ "$RUNNER" "$@" > "$1/.mm-frozen-inputs"
 }
 
