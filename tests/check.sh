@@ -13,7 +13,7 @@
 # patched one must not lose a test the baseline passes; the bench's guard
 # (no refcount atomic on a frozen path, one per refcounted free, frozen
 # page allocation no dearer than refcounted under -icount, each case
-# within 2 % of the committed reference); then the
+# within 3 % of the committed reference); then the
 # series check on trees where its verdict is known, and the whole job on
 # an older Debian 6.12 (MMF_OLDER_SOURCE); last, the reports those runs
 # wrote, against their schemas.  make check-full (MMF_CHECK_FULL=1) adds
