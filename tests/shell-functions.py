@@ -40,13 +40,16 @@ def run_state_names(runner_text):
 
 def functions(path):
     """(name, first line, number of lines, body) of each function of a
-    shell file whose closing brace is alone at the start of a line."""
+    shell file: one on a line of its own, or one whose closing brace is
+    alone at the start of a line."""
     with open(path, encoding='utf-8') as f:
         lines = f.read().splitlines()
     found, name, start = [], None, 0
     for number, line in enumerate(lines, 1):
         m = FUNCTION.match(line)
-        if m and name is None:
+        if m and name is None and line.rstrip().endswith('}'):
+            found.append((m.group(1), number, 1, line[m.end():]))
+        elif m and name is None:
             name, start = m.group(1), number
         elif line == '}' and name is not None:
             found.append((name, start, number - start + 1, '\n'.join(lines[start:number])))
