@@ -491,7 +491,7 @@ main() {
 	fi
 	# matrix --merge reads results directories only: no work directory
 	if [[ ,$(command_field "$COMMAND" 4), == *,lock,* ]] && [ "$MERGE" = 0 ]; then
-		lock_work "$WORK" "$COMMAND"
+		lock_work "$WORK" "$COMMAND" "$NO_WAIT"
 	fi
 	"$(command_field "$COMMAND" 7)" "${ARGS[@]}"
 }

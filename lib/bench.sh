@@ -63,10 +63,11 @@ bench_depends_on() {
 		--size "$2"
 }
 
-# host_lock_cost: the median ns of a lock-prefixed decrement, uncontended
-# and contended, as JSON; the program is rebuilt when its source changes.
+# host_lock_cost WORK: the median ns of a lock-prefixed decrement,
+# uncontended and contended, as JSON; the program, kept in WORK, is
+# rebuilt when its source changes.
 host_lock_cost() {
-	local src="$MMF_ROOT/bench/lock-cost.c" bin="$WORK/lock-cost"
+	local src="$MMF_ROOT/bench/lock-cost.c" bin="$1/lock-cost"
 	[ "$bin" -nt "$src" ] || gcc -O2 -Wall -pthread -o "$bin" "$src"
 	"$bin" -j
 }
@@ -124,7 +125,7 @@ cmd_bench() {
 		bench_pass "$clock" "$timed" "${clock%-*}" "${script[@]}" time "$size"
 	done
 	stage "Time a lock RMW on the host (bench/lock-cost.c)"
-	host_lock_cost > "$RESULTS/lock-cost.json"
+	host_lock_cost "$WORK" > "$RESULTS/lock-cost.json"
 	stage "Report"
 	bench_report "$RESULTS" "$timed" "$size" "$RECORD" || status=$?
 	stage_end

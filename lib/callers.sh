@@ -57,12 +57,13 @@ cocci_files() {
 	git -C "$2" grep -l -E --all-match "${patterns[@]}" -- '*.c' '*.h'
 }
 
-# cocci_report COCCI TREE OUT: spatch's report of COCCI on TREE's files
-# that cocci_files names, each file a group of its own, into OUT.
+# cocci_report COCCI TREE OUT JOBS: spatch's report of COCCI on TREE's
+# files that cocci_files names, each file a group of its own, into OUT;
+# JOBS files at a time.
 cocci_report() {
 	cocci_files "$1" "$2" | sed 's/$/\n/' > "$RUN_TMP/cocci.groups"
 	(cd "$2" && spatch -D report --sp-file "$1" --no-includes --include-headers \
-		-j "$JOBS" --file-groups "$RUN_TMP/cocci.groups") > "$3" 2> "$3.log" ||
+		-j "$4" --file-groups "$RUN_TMP/cocci.groups") > "$3" 2> "$3.log" ||
 		die "$E_INTERNAL" "spatch failed on $2: see $3.log"
 }
 
@@ -81,7 +82,7 @@ cmd_callers() {
 	config=$(debian_config "$WORK/downloads" "$headers")
 	say "    $headers: $config"
 	stage "Search the tree with $(basename "$CALLERS_COCCI")"
-	cocci_report "$CALLERS_COCCI" "$TREE" "$RESULTS/callers.txt"
+	cocci_report "$CALLERS_COCCI" "$TREE" "$RESULTS/callers.txt" "$JOBS"
 	say "    $(wc -l < "$RESULTS/callers.txt") hits: $RESULTS/callers.txt"
 	stage "Classify the hits ($CALLERS_CLASSES)"
 	mmf_py callers --tree "$TREE" --config "$config" --classes "$CALLERS_CLASSES" \

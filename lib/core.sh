@@ -325,14 +325,14 @@ child_runner() {
 
 # ---------------------------------------------------------------- the lock
 
-# lock_work DIR WHAT: one run per work directory: a second one waits,
-# saying for whom, or with --no-wait fails at once.  The kernel drops
+# lock_work DIR WHAT NO-WAIT: one run per work directory: a second one
+# waits, saying for whom, or when NO-WAIT is 1 fails at once.  The kernel drops
 # the lock of a run that was killed.  The runners that a run starts
 # (bench's, matrix's) inherit its lock's descriptor, MMF_LOCK_FD: the same
 # open lock, which flock grants them at once, so that no other run gets in
 # between them.
 lock_work() {
-	local holder
+	local no_wait=$3 holder
 	mkdir -p "$1"
 	if [ -n "${MMF_LOCK_FD:-}" ] &&
 		[ "$(readlink "/proc/self/fd/$MMF_LOCK_FD")" = "$(readlink -f "$1/.lock")" ]; then
@@ -344,7 +344,7 @@ lock_work() {
 	export MMF_LOCK_FD=$LOCK_FD
 	if ! flock -n "$LOCK_FD"; then
 		holder=$(head -n 1 "$1/.lock" 2>/dev/null)
-		[ "$NO_WAIT" = 0 ] || die "$E_BUSY" "$1 is in use by ${holder:-another runner.sh}"
+		[ "$no_wait" = 0 ] || die "$E_BUSY" "$1 is in use by ${holder:-another runner.sh}"
 		printf 'runner.sh: %s is in use by %s; waiting for it (--no-wait fails at once)\n' \
 			"$1" "${holder:-another runner.sh}" >&2
 		flock "$LOCK_FD"

@@ -23,7 +23,7 @@ apply_series() {
 # baseline): the tree to build.
 stages_to_tree() {
 	stage "Check Debian packages"
-	check_packages "$WORK"
+	check_packages "$WORK" "$NO_INSTALL"
 	stage "Prepare the source tree: $SOURCE_LABEL"
 	prepare_source "$SRC_REPO"
 	if [ "$VARIANT" = baseline ]; then
@@ -81,7 +81,7 @@ cmd_run() {
 
 cmd_deps() {
 	stage "Check Debian packages"
-	check_packages "$WORK"
+	check_packages "$WORK" "$NO_INSTALL"
 	stage_end
 }
 

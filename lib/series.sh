@@ -103,7 +103,7 @@ cmd_series() {
 	EXIT_REPORT=(series_report "$RESULTS" "$names_file")
 	say "mm-frozen: series check of $PATCHES on $SOURCE_LABEL, results $RESULTS"
 	stage "Check Debian packages"
-	check_packages "$WORK"
+	check_packages "$WORK" "$NO_INSTALL"
 	stage "Prepare the source tree: $SOURCE_LABEL"
 	prepare_source "$SRC_REPO"
 	stage "Check how each patch applies"

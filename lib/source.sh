@@ -6,11 +6,12 @@
 # a git repository whose base commit is tagged $BASE_TAG, and worktrees
 # of it.
 
-# check_packages LOG-DIR: the Debian packages the harness needs, installed
-# with apt-get when missing (as root, without --no-install), and nothing
+# check_packages LOG-DIR NO-INSTALL: the Debian packages the harness
+# needs, installed with apt-get when missing (as root, unless NO-INSTALL
+# is 1), and nothing
 # they merely recommend: what the harness uses is on the list itself.
 check_packages() {
-	local log_dir=$1 missing=() pkg
+	local log_dir=$1 no_install=$2 missing=() pkg
 	for pkg in "${REQUIRED_PACKAGES[@]}"; do
 		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$pkg")
@@ -20,7 +21,7 @@ check_packages() {
 		return
 	fi
 	say "    missing: ${missing[*]}"
-	if [ "$NO_INSTALL" = 1 ] || [ "$(id -u)" != 0 ]; then
+	if [ "$no_install" = 1 ] || [ "$(id -u)" != 0 ]; then
 		die "$E_PACKAGES" "missing Debian packages; install them with:" \
 			"apt-get install ${missing[*]}"
 	fi

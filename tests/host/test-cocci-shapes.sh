@@ -14,7 +14,7 @@ set -euo pipefail
 . "$RUNNER"
 
 command -v spatch > /dev/null || fail "no spatch: runner.sh deps installs coccinelle"
-RUN_TMP=$TMP JOBS=2
+RUN_TMP=$TMP
 shapes="$MMF_ROOT/tests/fixtures/callers/shapes.c"
 mkdir -p "$TMP/tree/drivers" "$TMP/tree/mm"
 cp "$shapes" "$TMP/tree/drivers/shapes.c"
@@ -25,7 +25,7 @@ git -C "$TMP/tree" add .
 
 [ "$(cocci_files "$CALLERS_COCCI" "$TMP/tree")" = drivers/shapes.c ] ||
 	fail "cocci_files: not drivers/shapes.c alone" <(cocci_files "$CALLERS_COCCI" "$TMP/tree")
-cocci_report "$CALLERS_COCCI" "$TMP/tree" "$TMP/report"
+cocci_report "$CALLERS_COCCI" "$TMP/tree" "$TMP/report" 2
 sed -n 's|^drivers/shapes.c:\([0-9]*\):[^:]*: \(.*\)$|\1 \2|p' "$TMP/report" | sort -n > "$TMP/found"
 grep -n '/\* hit: ' "$shapes" | sed 's|^\([0-9]*\):.*/\* hit: \(.*\) \*/$|\1 \2|' > "$TMP/marked"
 diff -u "$TMP/marked" "$TMP/found" > "$TMP/diff" || fail "the report is not the marked lines" "$TMP/diff"
