@@ -67,6 +67,25 @@ cocci_report() {
 		die "$E_INTERNAL" "spatch failed on $2: see $3.log"
 }
 
+# cocci_cached COCCI TREE OUT JOBS CACHE: cocci_report's OUT, kept in
+# the directory CACHE under the state of TREE (its commit and changes)
+# and COCCI's text, so that a tree searched already is not again.
+cocci_cached() {
+	local key cached
+	key=$( { git -C "$2" rev-parse HEAD; git -C "$2" diff HEAD; cat "$1"; } |
+		sha256sum | cut -c1-16)
+	cached="$5/$key.txt"
+	if [ -f "$cached" ]; then
+		say "    the tree and $(basename "$1") as searched before: $cached"
+		cp "$cached" "$3"
+		return
+	fi
+	cocci_report "$1" "$2" "$3" "$4"
+	mkdir -p "$5"
+	cp "$3" "$cached.tmp"
+	mv "$cached.tmp" "$cached"
+}
+
 # cmd_callers: the source and the series, the semantic patch's hits,
 # Debian's config and the table held to docs/callers.md.
 cmd_callers() {
@@ -82,7 +101,7 @@ cmd_callers() {
 	config=$(debian_config "$WORK/downloads" "$headers")
 	say "    $headers: $config"
 	stage "Search the tree with $(basename "$CALLERS_COCCI")"
-	cocci_report "$CALLERS_COCCI" "$TREE" "$RESULTS/callers.txt" "$JOBS"
+	cocci_cached "$CALLERS_COCCI" "$TREE" "$RESULTS/callers.txt" "$JOBS" "$WORK/callers"
 	say "    $(wc -l < "$RESULTS/callers.txt") hits: $RESULTS/callers.txt"
 	stage "Classify the hits ($CALLERS_CLASSES)"
 	mmf_py callers --tree "$TREE" --config "$config" --classes "$CALLERS_CLASSES" \
