@@ -23,11 +23,9 @@ status=0
 # Results of its own: a run never reads another's.
 ./runner.sh --baseline "$@" --results "$RESULTS" || status=$?
 
-# The results stay for a look when the step fails.
-fail() {
-	echo "expect-baseline: $*; results in $RESULTS"
-	exit 1
-}
+# shellcheck source=step.sh
+. tests/step.sh
+fail() { fail_step "expect-baseline" "$RESULTS" "$@"; }
 
 # Exit status 1 is "a test failed"; anything else is a broken run.
 [ "$status" = 1 ] || fail "runner.sh --baseline exited with $status, expected 1 (test failures only)"

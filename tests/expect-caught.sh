@@ -24,11 +24,9 @@ EXPECTED="$PWD/tests/expected/drop-${FIX%%-*}.txt"
 results=$(mktemp -d /tmp/mm-frozen-caught.XXXXXX)
 verdict="$results/r/verdict.json"
 
-# The results stay for a look when the step fails.
-fail() {
-	echo "expect-caught: $*; results in $results/r"
-	exit 1
-}
+# shellcheck source=step.sh
+. tests/step.sh
+fail() { fail_step "expect-caught" "$results/r" "$@"; }
 
 status=0
 ./runner.sh --drop "$FIX" --tests frozen_hazard_test --results "$results/r" "$@" ||

@@ -23,11 +23,9 @@ RESULTS=$(mktemp -d /tmp/mm-frozen-lost.XXXXXX)
 VERDICT="$RESULTS/verdict.json"
 BECAME_SKIP='.expected.differences[] | select(.expected == "pass" and .got == "skip")'
 
-# The results stay for a look when the step fails.
-fail() {
-	echo "expect-lost: $*; results in $RESULTS"
-	exit 1
-}
+# shellcheck source=step.sh
+. tests/step.sh
+fail() { fail_step "expect-lost" "$RESULTS" "$@"; }
 
 # need_tracepoint: the tests that the baseline skips for want of it.
 need_tracepoint() {

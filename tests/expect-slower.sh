@@ -20,11 +20,9 @@ readonly SLOWER=tests/data/slow-free-no-pcp.patch
 results=$(mktemp -d /tmp/mm-frozen-slower.XXXXXX)
 report="$results/r/bench.json"
 
-# The results stay for a look when the step fails.
-fail() {
-	echo "expect-slower: $*; results in $results/r"
-	exit 1
-}
+# shellcheck source=step.sh
+. tests/step.sh
+fail() { fail_step "expect-slower" "$results/r" "$@"; }
 
 status=0
 ./runner.sh "$@" --with "$SLOWER" --results "$results/r" bench quick || status=$?

@@ -91,11 +91,9 @@ shift
 results=$(mktemp -d "/tmp/mm-frozen-tooth-$tooth.XXXXXX")
 decoded="$results/decoded-console.log"
 
-# The results stay for a look when the step fails.
-fail() {
-	echo "expect-tooth $tooth: $*; results in $results"
-	exit 1
-}
+# shellcheck source=step.sh
+. tests/step.sh
+fail() { fail_step "expect-tooth $tooth" "$results" "$@"; }
 
 mapfile -t options < <(tooth_options "$tooth")
 status=0
