@@ -395,11 +395,14 @@ run_name_of() {
 }
 
 # resolve_run_series: the changes to the series (--drop, --with,
-# --mutant) and to the config (--config), each file checked, and the
-# names they give the run's tree and build (SERIES_CHANGE, CONFIG_CHANGE).
+# --mutant) and to the config (--config), each file checked, the names
+# they give the run's tree and build (SERIES_CHANGE, CONFIG_CHANGE), and
+# the patches the run applies (APPLIED), in order: those of the series
+# but for the DROPPED ones, then the WITH files, by path; none on the
+# baseline, and none without a series file (applying says so).
 resolve_run_series() {
 	local drop file
-	DROPPED=() WITH=() EXTRA_CONFIG=() SERIES_CHANGE='' CONFIG_CHANGE=''
+	DROPPED=() WITH=() EXTRA_CONFIG=() SERIES_CHANGE='' CONFIG_CHANGE='' APPLIED=()
 	for drop in "${DROP_ARGS[@]}"; do
 		DROPPED+=("$(resolve_drop "$PATCHES" "$drop")")
 		SERIES_CHANGE="${SERIES_CHANGE:-drop}-${DROPPED[-1]%%-*}"
@@ -416,6 +419,10 @@ resolve_run_series() {
 		EXTRA_CONFIG+=("$(extra_file --config "$file" .config)")
 		CONFIG_CHANGE+="${CONFIG_CHANGE:+-}config-$(basename "${EXTRA_CONFIG[-1]}" .config)"
 	done
+	if [ "$VARIANT" != baseline ] && [ -f "$PATCHES/series" ]; then
+		mapfile -t APPLIED < <(series_patches "$PATCHES" "${DROPPED[@]}")
+		APPLIED+=("${WITH[@]}")
+	fi
 }
 
 # resolve_run_results: the command's results directory (the command
@@ -471,7 +478,7 @@ resolve_run() {
 	readonly SOURCE_SPEC VARIANT PATCHES WORK RESULTS JOBS ACCEL TIMEOUT BOOT_TIMEOUT NO_INSTALL \
 		NO_WAIT DRY_RUN EXPECT GUEST_CMD BISECT RUN_TESTS JSON MERGE TREES_FILE RECORD STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
-		INITRAMFS RUN_NAME BRANCH TREE DROPPED WITH EXTRA_CONFIG SERIES_CHANGE CONFIG_CHANGE \
+		INITRAMFS RUN_NAME BRANCH TREE DROPPED WITH APPLIED EXTRA_CONFIG SERIES_CHANGE CONFIG_CHANGE \
 		BUILD KSELFTEST_DIR QUIET
 }
 

@@ -193,14 +193,14 @@ show_build_failure() {
 
 # build_inputs BUILD VARIANT CONFIG-VARIANT [EXTRA...]: what the kernel
 # in BUILD is built from, a line each: "patch SHA256 NAME" for each patch
-# this run applies (run_patches; none on the baseline), then "config
+# this run applies (APPLIED; none on the baseline), then "config
 # SHA256 NAME" for each config fragment (config_fragments), but the
 # release name's, which the variant, and so BUILD, decides.  A build
 # records them in BUILD/.mm-frozen-inputs, for check_build.
 build_inputs() {
 	local kind file
 	{
-		[ "$3" = baseline ] || run_patches | while read -r file; do
+		for file in "${APPLIED[@]}"; do
 			printf 'patch %s\n' "$(patch_file "$PATCHES" "$file")"
 		done
 		config_fragments "$@" | grep -v -x -F "$1/release.config" | sed 's/^/config /'

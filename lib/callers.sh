@@ -10,12 +10,12 @@
 readonly CALLERS_COCCI="$MMF_ROOT/cocci/slab_page_ref.cocci"
 readonly CALLERS_CLASSES="$MMF_ROOT/docs/callers.md"
 
-# source_version: the Debian version of the run's source; nothing for a
-# tarball or a git tree.
+# source_version KIND LOCATOR: the Debian version of a source
+# (resolve_source); nothing for a tarball or a git tree.
 source_version() {
-	case "$SOURCE_KIND" in
+	case "$1" in
 	installed) installed_version ;;
-	deb) printf '%s\n' "${SOURCE_LOCATOR#*=}" ;;
+	deb) printf '%s\n' "${2#*=}" ;;
 	esac
 }
 
@@ -90,7 +90,7 @@ cocci_cached() {
 # Debian's config and the table held to docs/callers.md.
 cmd_callers() {
 	local version headers config status=0
-	version=$(source_version)
+	version=$(source_version "$SOURCE_KIND" "$SOURCE_LOCATOR")
 	[ -n "$version" ] || die "$E_USAGE" "callers needs a Debian source (installed," \
 		"or linux-source-X=VERSION) for Debian's config; $SOURCE_LABEL has none"
 	prepare_results "$RESULTS"

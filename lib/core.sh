@@ -216,7 +216,7 @@ stop_children() { # TERM to each group, KILL to what is left after 10 s
 
 # The results directories of the run, each written a verdict.json at its
 # end; the report of the command (EXIT_REPORT: a command and its
-# arguments, given the exit status after them) printed first.
+# arguments, given the exit status before them) printed first.
 VERDICT_DIRS=()
 EXIT_REPORT=()
 
@@ -264,14 +264,14 @@ on_exit() {
 	stop_children
 	read_unread_ktap
 	# What each directory's run ran on; a matrix's sources record theirs.
-	# shellcheck disable=SC2153 # COMMAND: runner.sh's, set before any results
 	if [ "$COMMAND" != matrix ]; then
 		for dir in "${VERDICT_DIRS[@]}"; do
-			record_checkout "$dir" ||
+			record_checkout "$dir" "$SOURCE_LABEL" "$RUN_NAME" "$SRC_REPO" \
+				"$PATCHES" "${APPLIED[@]}" ||
 				printf 'runner.sh: %s/checkout.json not written\n' "$dir" >&2
 		done
 	fi
-	[ ${#EXIT_REPORT[@]} = 0 ] || "${EXIT_REPORT[@]}" "$status" || true
+	[ ${#EXIT_REPORT[@]} = 0 ] || "${EXIT_REPORT[0]}" "$status" "${EXIT_REPORT[@]:1}" || true
 	for dir in "${VERDICT_DIRS[@]}"; do
 		mmf_py verdict finish "$dir" --variant "$RUN_NAME" \
 			--outcome "$(outcome_of "$status")" --exit "$status" || true

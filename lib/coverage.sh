@@ -11,27 +11,26 @@
 # each with its reason: the gate of "runner.sh coverage".
 readonly COVERAGE_UNRUN="$MMF_ROOT/tests/coverage-unrun.txt"
 
-# coverage_report RESULTS [STATUS]: the table, RESULTS/coverage.json and
-# coverage.html, from the counters the guest left, and the gate: 0, 1
-# when a line not run is not in COVERAGE_UNRUN, 2 when there is no
-# report.  The command's exit report when the tests failed, so that a
-# failed run reports what ran.
+# coverage_report STATUS RESULTS TREE BUILD PATCH...: the table,
+# RESULTS/coverage.json and coverage.html, from the counters the guest
+# left of BUILD's kernel, a build of TREE with the PATCHes, and the gate:
+# 0, 1 when a line not run is not in COVERAGE_UNRUN, 2 when there is no
+# report.  The command's exit report (the run's STATUS is not read) when
+# the tests failed, so that a failed run reports what ran.
 # shellcheck disable=SC2317 # called by the trap
 coverage_report() {
-	local status=0
-	local -a patches
-	if [ ! -d "$1/guest/gcov" ]; then
-		say "coverage: the guest left no counters in $1/guest/gcov: no report"
+	local results=$2 status=0
+	if [ ! -d "$results/guest/gcov" ]; then
+		say "coverage: the guest left no counters in $results/guest/gcov: no report"
 		return 2
 	fi
 	stage "Report the series' lines that the tests ran"
-	mapfile -t patches < <(run_patches)
-	mmf_py coverage report --tree "$TREE" --build "$BUILD" \
-		--module "$(selftests_copy "$TREE")/mm_frozen_test" --base "$BASE_TAG" \
-		--unrun "$COVERAGE_UNRUN" "$1" "${patches[@]}" > "$1/coverage.txt" || status=$?
-	indent < "$1/coverage.txt"
+	mmf_py coverage report --tree "$3" --build "$4" \
+		--module "$(selftests_copy "$3")/mm_frozen_test" --base "$BASE_TAG" \
+		--unrun "$COVERAGE_UNRUN" "$results" "${@:5}" > "$results/coverage.txt" || status=$?
+	indent < "$results/coverage.txt"
 	[ "$status" != 2 ] || return 2
-	say "    report: $1/coverage.html, coverage.json, coverage.txt"
+	say "    report: $results/coverage.html, coverage.json, coverage.txt"
 	return "$status"
 }
 
@@ -44,10 +43,10 @@ cmd_coverage() {
 	log_to "$RESULTS/runner.log"
 	say "mm-frozen: coverage of the series on $SOURCE_LABEL, results $RESULTS"
 	stages_to_kernel "$RESULTS"
-	EXIT_REPORT=(coverage_report "$RESULTS")
+	EXIT_REPORT=(coverage_report "$RESULTS" "$TREE" "$BUILD" "${APPLIED[@]}")
 	stages_test "$RESULTS"
 	EXIT_REPORT=()
-	coverage_report "$RESULTS" || status=$?
+	coverage_report 0 "$RESULTS" "$TREE" "$BUILD" "${APPLIED[@]}" || status=$?
 	[ "$status" != 2 ] || die "$E_INTERNAL" "coverage: no report written"
 	stage_end
 	say "mm-frozen: done in $(elapsed "$RUN_T0")s"

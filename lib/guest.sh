@@ -13,7 +13,6 @@
 # and probed again when one of them changes.
 choose_accel() {
 	local probe="$WORK/kvm-probe" key
-	# shellcheck disable=SC2153 # ACCEL is the option, accel a local elsewhere
 	case "$ACCEL" in
 	tcg|kvm|icount) printf '%s --accel %s\n' "$ACCEL" "$ACCEL"; return ;;
 	esac
@@ -298,7 +297,6 @@ guest_ended() {
 # boot_guest RESULTS MODE CMD...: boots the built kernel and has the guest
 # run CMD (MODE batch) or give a shell (MODE shell).
 boot_guest() {
-	# shellcheck disable=SC2153 # TIMEOUT is the option, timeout a local
 	local results=$1 mode=$2 timeout=$TIMEOUT accel reason
 	[ -f "$BUILD/arch/x86/boot/bzImage" ] ||
 		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"

@@ -28,16 +28,16 @@ mutant_files() {
 # The mutant whose run is under way: NAME and PATCH.
 MUTANT_RUNNING=()
 
-# mutants_report RESULTS STATUS: the table of the mutants run so far and
+# mutants_report STATUS RESULTS: the table of the mutants run so far and
 # RESULTS/mutants.json, a mutant stopped under way among them (its run
 # ended with STATUS).  The command's exit report: it runs however the
 # run ends.
 # shellcheck disable=SC2317 # called by the trap
 mutants_report() {
 	[ ${#MUTANT_RUNNING[@]} = 0 ] ||
-		printf '%s\t%s\t%s\n' "${MUTANT_RUNNING[@]}" "$2" >> "$1/mutants.tsv"
-	mmf_py mutants report "$1"
-	say "(table: $1/mutants.json)"
+		printf '%s\t%s\t%s\n' "${MUTANT_RUNNING[@]}" "$1" >> "$2/mutants.tsv"
+	mmf_py mutants report "$2"
+	say "(table: $2/mutants.json)"
 }
 
 # MUTANT_OPTIONS: what each mutant's run and the control's are given

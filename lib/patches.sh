@@ -16,13 +16,6 @@ series_patches() {
 	listed_patches "$1" | grep -v -x -F -f <(printf '%s\n' "${@:2}")
 }
 
-# run_patches: the patches this run applies, in order: those of the
-# series in PATCHES but for the DROPPED ones, then the WITH files, by path.
-run_patches() {
-	series_patches "$PATCHES" "${DROPPED[@]}"
-	[ ${#WITH[@]} = 0 ] || printf '%s\n' "${WITH[@]}"
-}
-
 # patch_file DIR NAME: the file of a patch that a series or --with names.
 patch_file() {
 	case "$2" in

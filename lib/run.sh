@@ -5,18 +5,17 @@
 # run, deps, kernel, initramfs, boot, shell, exec; and the small ones:
 # summary, check-log, where, clean.
 
-# apply_series: the series, but for the patches --drop names and with
-# those --with names, on its branch of TREE.  A series so changed has a
-# worktree of its own, so that switching between it and the whole series
-# rebuilds neither.
+# apply_series REPO TREE BRANCH DIR PATCH...: the PATCHes of DIR's series
+# on BRANCH of TREE, a worktree of REPO.  A series changed by --drop or
+# --with has a worktree of its own, so that switching between it and the
+# whole series rebuilds neither.
 apply_series() {
-	local -a names
-	require_series "$PATCHES"
-	if [ "$TREE" != "$SRC_REPO" ] && ! git -C "$TREE" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-		checkout_worktree "$SRC_REPO" "$TREE" "$BASE_TAG"
+	local repo=$1 tree=$2
+	require_series "$4"
+	if [ "$tree" != "$repo" ] && ! git -C "$tree" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		checkout_worktree "$repo" "$tree" "$BASE_TAG"
 	fi
-	mapfile -t names < <(run_patches)
-	apply_patches "$TREE" "$BRANCH" "$PATCHES" "${names[@]}"
+	apply_patches "$tree" "$3" "$4" "${@:5}"
 }
 
 # stages_to_tree: packages, source and the series (but for the
@@ -25,13 +24,13 @@ stages_to_tree() {
 	stage "Check Debian packages"
 	check_packages "$WORK" "$NO_INSTALL"
 	stage "Prepare the source tree: $SOURCE_LABEL"
-	prepare_source "$SRC_REPO"
+	prepare_source "$SRC_REPO" "$WORK" "$SOURCE_KIND" "$SOURCE_LOCATOR" "$SOURCE_COMMIT"
 	if [ "$VARIANT" = baseline ]; then
 		checkout_worktree "$SRC_REPO" "$TREE" "$BASE_TAG"
 		say "    $TREE: pristine $BASE_TAG"
 	else
 		stage "Apply patches/ ($PATCHES)${DROPPED[*]:+, without ${DROPPED[*]}}${WITH[*]:+, with ${WITH[*]}}"
-		apply_series
+		apply_series "$SRC_REPO" "$TREE" "$BRANCH" "$PATCHES" "${APPLIED[@]}"
 	fi
 }
 

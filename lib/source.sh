@@ -186,14 +186,14 @@ import_git() {
 	git -C "$1" checkout -q --detach "$3"
 }
 
-# prepare_source REPO: the pristine tree of the source (SOURCE_*), as a
-# git repository whose base commit is tagged $BASE_TAG with the source's
+# prepare_source REPO WORK KIND LOCATOR COMMIT: the pristine tree of the
+# source (resolve_source's KIND, LOCATOR and COMMIT), as a git repository whose base commit is tagged $BASE_TAG with the source's
 # id.  A 3-way merge of a patch needs the blobs it was made on: a source
 # other than the installed one borrows the installed source's objects,
 # when they are there.
 prepare_source() {
-	local repo=$1 id tmp tarball default_objects="$WORK/linux/.git/objects"
-	id=$(source_id "$SOURCE_KIND" "$SOURCE_LOCATOR" "$SOURCE_COMMIT")
+	local repo=$1 work=$2 kind=$3 locator=$4 id tmp tarball default_objects="$2/linux/.git/objects"
+	id=$(source_id "$kind" "$locator" "$5")
 	if [ -d "$repo/.git" ] &&
 	   [ "$(unpacked_source_id "$repo")" = "$id" ]; then
 		say "    $repo: $id (already unpacked)"
@@ -205,35 +205,34 @@ prepare_source() {
 	fi
 	mkdir -p "$(dirname "$repo")"
 	tmp=$(mktemp -d "$(dirname "$repo")/unpack.XXXXXX")
-	case "$SOURCE_KIND" in
+	case "$kind" in
 	deb)
-		tarball=$(fetch_deb "$WORK/downloads" "$SOURCE_LOCATOR")
+		tarball=$(fetch_deb "$work/downloads" "$locator")
 		import_tarball "$tmp" "$tarball" "$id"
-		rm -rf "$WORK/downloads/unpacked"
+		rm -rf "$work/downloads/unpacked"
 		;;
-	git) import_git "$tmp" "$SOURCE_LOCATOR" "$SOURCE_COMMIT" ;;
-	*) import_tarball "$tmp" "$SOURCE_LOCATOR" "$id" ;;
+	git) import_git "$tmp" "$locator" "$5" ;;
+	*) import_tarball "$tmp" "$locator" "$id" ;;
 	esac
 	git -C "$tmp" "${GIT_IDENT[@]}" tag -f -a -m "$id" "$BASE_TAG" >/dev/null
-	if [ "$SOURCE_KIND" != installed ] && [ -d "$default_objects" ]; then
+	if [ "$kind" != installed ] && [ -d "$default_objects" ]; then
 		printf '%s\n' "$default_objects" >> "$tmp/.git/objects/info/alternates"
 	fi
 	mv "$tmp" "$repo"
 	say "    $repo: $id"
 }
 
-# record_checkout RESULTS: RESULTS/checkout.json (mmfrozen.checkout):
-# the tree, its base commit, the variant, the patches applied (none for
-# the baseline) and the harness's revision, for the reports read
-# without the tree (a merged matrix, KCIDB).
+# record_checkout RESULTS LABEL RUN-NAME REPO DIR PATCH...:
+# RESULTS/checkout.json (mmfrozen.checkout): the tree LABEL, its base
+# commit in REPO, the run's name, the PATCHes of DIR applied (none for
+# the baseline) and the harness's revision, for the reports read without
+# the tree (a merged matrix, KCIDB).
 record_checkout() {
-	local -a names=()
-	[ "$VARIANT" = baseline ] || mapfile -t names < <(run_patches 2>/dev/null)
-	mmf_py checkout "$1" --tree "$SOURCE_LABEL" --variant "$RUN_NAME" \
-		--source-id "$(unpacked_source_id "$SRC_REPO")" \
-		--base-commit "$(git -C "$SRC_REPO" rev-parse -q --verify "$BASE_TAG^{commit}" 2>/dev/null)" \
+	mmf_py checkout "$1" --tree "$2" --variant "$3" \
+		--source-id "$(unpacked_source_id "$4")" \
+		--base-commit "$(git -C "$4" rev-parse -q --verify "$BASE_TAG^{commit}" 2>/dev/null)" \
 		--harness "$(git -C "$MMF_ROOT" describe --always --dirty 2>/dev/null)" \
-		--patches "$PATCHES" "${names[@]}"
+		--patches "$5" "${@:6}"
 }
 
 # checkout_worktree REPO DIR COMMIT: DIR as a worktree of REPO, detached
