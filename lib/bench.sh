@@ -119,7 +119,7 @@ cmd_bench() {
 	bench_kernel "$RESULTS" "$SOURCE_SPEC" patched
 	bench_kernel "$RESULTS" "$SOURCE_SPEC" "$timed"
 	# the probe boots the patched kernel
-	[ "$size" = quick ] || [ "$(choose_accel "$BUILD" | cut -d' ' -f1)" != kvm ] || clocks+=(kvm)
+	[ "$size" = quick ] || [ "$(choose_accel "$ACCEL" "$WORK/kvm-probe" "$BUILD" | cut -d' ' -f1)" != kvm ] || clocks+=(kvm)
 	stage "Count the refcount atomics of each case (patched kernel, untimed)"
 	bench_pass "$RESULTS" "$SOURCE_SPEC" count patched tcg "${script[@]}" count "$size"
 	for clock in "${clocks[@]}"; do

@@ -16,6 +16,10 @@ build_dir() {
 	printf '%s/.build-%s\n' "$1" "$2"
 }
 
+build_tree() { # build_tree BUILD: the tree whose build_dir BUILD is
+	dirname "$1"
+}
+
 # ---------------------------------------------------------------- config
 
 # config_fragments BUILD VARIANT CONFIG-VARIANT [EXTRA...]: the config

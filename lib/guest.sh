@@ -4,23 +4,23 @@
 # guest.sh - the guest: the accelerator, qemu, the command the guest
 # runs, and what it left: its status, its kernel log, its KTAP.
 
-# choose_accel BUILD: the accelerator of --accel and why, on one line
-# ("kvm kvm: ok, the probe boot finished"); for auto, KVM only when a
-# probe boot of BUILD's kernel prints the kernel banner and ends by
-# itself: on these machines /dev/kvm exists but a KVM guest can hang
-# after the firmware.  The verdict is kept in WORK/kvm-probe with what it
-# depends on, the host's kernel, QEMU's version and /dev/kvm's access,
-# and probed again when one of them changes.
+# choose_accel ACCEL PROBE BUILD: the accelerator of --accel ACCEL and
+# why, on one line ("kvm kvm: ok, the probe boot finished"); for auto,
+# KVM only when a probe boot of BUILD's kernel prints the kernel banner
+# and ends by itself: on these machines /dev/kvm exists but a KVM guest
+# can hang after the firmware.  The verdict is kept in the file PROBE
+# with what it depends on, the host's kernel, QEMU's version and
+# /dev/kvm's access, and probed again when one of them changes.
 choose_accel() {
-	local probe="$WORK/kvm-probe" key
-	case "$ACCEL" in
-	tcg|kvm|icount) printf '%s --accel %s\n' "$ACCEL" "$ACCEL"; return ;;
+	local probe=$2 key
+	case "$1" in
+	tcg|kvm|icount) printf '%s --accel %s\n' "$1" "$1"; return ;;
 	esac
 	# "probe 2": the verdict's line gives its reason since then
 	key="probe 2, $(uname -r) $(qemu-system-x86_64 --version | head -n 1)"
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] && key+=" /dev/kvm" || key+=" no /dev/kvm"
 	if [ "$(sed -n 2p "$probe" 2>/dev/null)" != "$key" ]; then
-		printf '%s\n%s\n' "$(probe_kvm "$1")" "$key" > "$probe"
+		printf '%s\n%s\n' "$(probe_kvm "$3")" "$key" > "$probe"
 	fi
 	head -n 1 "$probe"
 }
@@ -86,9 +86,10 @@ guest_command() {
 	printf '%s\n' "$GUEST_CMD" "${TESTS[@]}"
 }
 
-# runs_the_target: the guest runs the mm-frozen target (no --guest-cmd).
+# runs_the_target CMD: the guest command CMD runs the mm-frozen target
+# (no --guest-cmd).
 runs_the_target() {
-	[ "$GUEST_CMD" = "$MMF_ROOT/guest-init/tests.sh" ]
+	[ "$1" = "$MMF_ROOT/guest-init/tests.sh" ]
 }
 
 # expectation_file: the expected statuses the tests' verdict holds the
@@ -97,33 +98,34 @@ runs_the_target() {
 expectation_file() {
 	if [ -n "$EXPECT" ]; then
 		printf '%s\n' "$EXPECT"
-	elif runs_the_target && [ -f "$EXPECTED_DIR/$RUN_NAME.txt" ]; then
+	elif runs_the_target "$GUEST_CMD" && [ -f "$EXPECTED_DIR/$RUN_NAME.txt" ]; then
 		printf '%s\n' "$EXPECTED_DIR/$RUN_NAME.txt"
 	fi
 }
 
-# boot_timeout ACCEL: the seconds qemu has to reach the guest's test
-# entry: --boot-timeout, or BOOT_ALLOWANCE scaled like the tests'.
+# boot_timeout ACCEL [GIVEN]: the seconds qemu has to reach the guest's
+# test entry: GIVEN (--boot-timeout), or BOOT_ALLOWANCE scaled like the
+# tests'.
 boot_timeout() {
-	echo "${BOOT_TIMEOUT:-$((BOOT_ALLOWANCE * $(timeout_scale "$1")))}"
+	echo "${2:-$((BOOT_ALLOWANCE * $(timeout_scale "$1")))}"
 }
 
-# guest_timeout ACCEL: the whole guest's time for the tests: its boot
-# timeout, and the kselftest timeout of each program it runs
-# (settings, times the TCG scale), so that kselftest kills a test that
-# overruns (a "# TIMEOUT" result, the next program runs) long before the
-# guest is killed.  A guest command of one's own (--guest-cmd) gets
-# GUEST_TIMEOUT.
+# guest_timeout ACCEL BOOT KSELFTEST-DIR CMD...: the whole guest's time
+# for the guest command CMD: its BOOT timeout, and the kselftest timeout
+# of each program of the target that it runs (settings, times the TCG
+# scale), so that kselftest kills a test that overruns (a "# TIMEOUT"
+# result, the next program runs) long before the guest is killed.  A
+# guest command of one's own (--guest-cmd) gets GUEST_TIMEOUT.
 guest_timeout() {
-	local per n=${#TESTS[@]}
-	if ! runs_the_target; then
+	local per n=$(($# - 4))
+	if ! runs_the_target "$4"; then
 		echo "$GUEST_TIMEOUT"
 		return
 	fi
 	per=$(sed -n 's/^timeout=//p' "$MMF_ROOT/selftests/mm-frozen/settings")
 	per=$((per * $(timeout_scale "$1")))
-	[ "$n" -gt 0 ] || n=$(grep -c . "$KSELFTEST_DIR/kselftest-list.txt")
-	echo $(($(boot_timeout "$1") + n * per))
+	[ "$n" -gt 0 ] || n=$(grep -c . "$3/kselftest-list.txt")
+	echo $(($2 + n * per))
 }
 
 # write_guest_cmd RESULTS ACCEL CMD...: the script stage2.sh runs in the
@@ -160,22 +162,23 @@ GUEST_READY='mm-frozen: guest ready, running '
 # Seconds between two looks for a kernel problem (--stop-at-problem).
 PROBLEM_POLL=10
 
-# wait_guest PID CONSOLE BOOT-TIMEOUT: waits for qemu, started under
-# timeout (PID, in a group of its own), and returns its status; stops it
-# and returns 125 if CONSOLE has no GUEST_READY line BOOT-TIMEOUT seconds
-# after it started, and, with --stop-at-problem, 126 as soon as CONSOLE
-# shows a kernel problem (looked for every PROBLEM_POLL seconds).
+# wait_guest PID CONSOLE BOOT-TIMEOUT STOP-AT-PROBLEM: waits for qemu,
+# started under timeout (PID, in a group of its own), and returns its
+# status; stops it and returns 125 if CONSOLE has no GUEST_READY line
+# BOOT-TIMEOUT seconds after it started, and, when STOP-AT-PROBLEM is 1,
+# 126 as soon as CONSOLE shows a kernel problem (looked for every
+# PROBLEM_POLL seconds).
 wait_guest() {
-	local pid=$1 console=$2 deadline=$((SECONDS + $3)) ready='' stopped='' rc=0 poll=0
+	local pid=$1 console=$2 deadline=$((SECONDS + $3)) stop=$4 ready='' stopped='' rc=0 poll=0
 	track_child "$pid"
 	while running_child "$pid"; do
 		[ -n "$ready" ] || ! grep -q -F "$GUEST_READY" "$console" 2>/dev/null || ready=1
 		[ -n "$ready" ] || [ "$SECONDS" -lt "$deadline" ] || { stopped=125; break; }
-		if [ "$STOP_AT_PROBLEM" = 1 ] && [ "$SECONDS" -ge "$poll" ]; then
+		if [ "$stop" = 1 ] && [ "$SECONDS" -ge "$poll" ]; then
 			poll=$((SECONDS + PROBLEM_POLL))
 			[ -z "$(kernel_problems --live "$console")" ] || { stopped=126; break; }
 		fi
-		[ -z "$ready" ] || [ "$STOP_AT_PROBLEM" = 1 ] || break
+		[ -z "$ready" ] || [ "$stop" = 1 ] || break
 		sleep 1
 	done
 	[ -z "$stopped" ] || kill -TERM -- "-$pid" 2>/dev/null || true
@@ -262,7 +265,7 @@ run_qemu() {
 		start_qemu_batch "$results" "$timeout" "$RUN_TMP/console" "${args[@]}"
 	fi
 	pid=$!
-	wait_guest "$pid" "$results/console.log" "$boot" || rc=$?
+	wait_guest "$pid" "$results/console.log" "$boot" "$STOP_AT_PROBLEM" || rc=$?
 	if [ -n "$reader" ]; then
 		wait "$reader" || true
 		rm -f "$RUN_TMP/console"
@@ -297,18 +300,20 @@ guest_ended() {
 # boot_guest RESULTS MODE CMD...: boots the built kernel and has the guest
 # run CMD (MODE batch) or give a shell (MODE shell).
 boot_guest() {
-	local results=$1 mode=$2 timeout=$TIMEOUT accel reason
+	local results=$1 mode=$2 timeout=$TIMEOUT accel reason boot
 	[ -f "$BUILD/arch/x86/boot/bzImage" ] ||
 		die "$E_BUILD" "$BUILD/arch/x86/boot/bzImage not built: run runner.sh kernel first"
 	build_initramfs "$INITRAMFS" "$BUILD"
-	read -r accel reason <<< "$(choose_accel "$BUILD")"
+	read -r accel reason <<< "$(choose_accel "$ACCEL" "$WORK/kvm-probe" "$BUILD")"
 	# verdict.json says which accelerator ran and why
 	printf '%s\n%s\n' "$accel" "$reason" > "$results/accel"
 	say "    accelerator: $accel ($reason)"
 	write_guest_cmd "$results" "$accel" "${@:3}"
+	boot=$(boot_timeout "$accel" "$BOOT_TIMEOUT")
 	# a shell lasts as long as its user wants, unless --timeout says
-	[ -n "$timeout" ] || [ "$mode" = shell ] || timeout=$(guest_timeout "$accel")
-	run_qemu "$results" "$accel" "$mode" "$timeout" "$(boot_timeout "$accel")"
+	[ -n "$timeout" ] || [ "$mode" = shell ] ||
+		timeout=$(guest_timeout "$accel" "$boot" "$KSELFTEST_DIR" "${@:3}")
+	run_qemu "$results" "$accel" "$mode" "$timeout" "$boot"
 }
 
 # ---------------------------------------------------------------- what it left
@@ -320,19 +325,19 @@ kernel_problems() {
 	mmf_py kernel_log --patterns "$KERNEL_PROBLEMS_FILE" "$@"
 }
 
-# decode_reports RESULTS: the console log and kmemleak's report with the
-# file and line of each frame (scripts/decode_stacktrace.sh, with the
-# build's vmlinux and modules) in RESULTS/decoded-console.log and
+# decode_reports RESULTS BUILD: the console log and kmemleak's report
+# with the file and line of each frame (scripts/decode_stacktrace.sh,
+# with BUILD's vmlinux and modules) in RESULTS/decoded-console.log and
 # decoded-kmemleak.txt.  A build without debug information (all but
 # --variant kasan) gets symbols only.
 decode_reports() {
-	local from to
-	[ -s "$BUILD/vmlinux" ] || return 0
+	local build=$2 from to
+	[ -s "$build/vmlinux" ] || return 0
 	for from in console.log guest/kmemleak.txt; do
 		[ -s "$1/$from" ] || continue
 		to="$1/decoded-$(basename "$from")"
 		# the base path as the build's DWARF names it (O=), to strip it
-		"$TREE/scripts/decode_stacktrace.sh" "$BUILD/vmlinux" "$BUILD/.." "$BUILD" \
+		"$(build_tree "$build")/scripts/decode_stacktrace.sh" "$build/vmlinux" "$build/.." "$build" \
 			< "$1/$from" > "$to" 2> /dev/null ||
 			say "    could not decode $1/$from (scripts/decode_stacktrace.sh)"
 	done
@@ -357,9 +362,10 @@ show_first_report() {
 	fi | head -n 30 | indent >&2
 }
 
-# check_kernel_log RESULTS: dies with E_KERNEL when the guest's kernel
-# log shows a problem, or kmemleak found a leak: the lines in
-# RESULTS/kernel-problems.txt, the reports decoded beside console.log.
+# check_kernel_log RESULTS BUILD: dies with E_KERNEL when the guest's
+# kernel log shows a problem, or kmemleak found a leak: the lines in
+# RESULTS/kernel-problems.txt, the reports decoded (BUILD's kernel)
+# beside console.log.
 check_kernel_log() {
 	local problems
 	problems=$(kernel_problems --kmemleak "$1/guest/kmemleak.txt" \
@@ -368,7 +374,7 @@ check_kernel_log() {
 	printf '%s\n' "$problems" > "$1/kernel-problems.txt"
 	printf '    --- kernel problems in the guest log ---\n' >&2
 	head -n 40 <<< "$problems" | indent >&2
-	decode_reports "$1"
+	decode_reports "$1" "$2"
 	show_first_report "$1" "$(head -n 1 <<< "$problems")"
 	die "$E_KERNEL" "the guest kernel reported $(wc -l <<< "$problems")" \
 		"problem line(s); see $1/kernel-problems.txt and decoded-console.log"
@@ -441,7 +447,7 @@ boot_and_test() {
 	stage "Check the guest's kernel log and results"
 	UNREAD_KTAP=''
 	ktap_verdict "$results" "$(cat "$results/guest/status" 2>/dev/null)" || verdict=$E_TESTS
-	check_kernel_log "$results"
+	check_kernel_log "$results" "$BUILD"
 	guest_status "$results" > /dev/null
 	[ "${QUIET:-0}" = 1 ] || mmf_py summary "$SRC_WORK/results"
 	say "    results: $results"

@@ -128,7 +128,7 @@ cmd_exec() {
 	prepare_results "$RESULTS"
 	boot_guest "$RESULTS" batch "$@"
 	cat "$RESULTS/guest/output.log" 2>/dev/null || true
-	check_kernel_log "$RESULTS"
+	check_kernel_log "$RESULTS" "$BUILD"
 	status=$(guest_status "$RESULTS")
 	if [ "$status" != 0 ]; then
 		printf 'runner.sh: the guest command exited with status %s\n' "$status" >&2

@@ -23,7 +23,7 @@ decide() {
 	mkdir -p "$2"
 	# shellcheck disable=SC2016 # the inner shell expands them
 	FAKE_KVM_BOOT=$3 bash -c '. "$1/runner.sh"; exec {LOCK_FD}< /dev/null
-		WORK=$3 ACCEL=$2 choose_accel "$3"' _ "$MMF_ROOT" "$1" "$2"
+		choose_accel "$2" "$3/kvm-probe" "$3"' _ "$MMF_ROOT" "$1" "$2"
 }
 
 # expect_decision ACCEL WORK BOOT DECISION
