@@ -447,7 +447,7 @@ resolve_run_results() {
 # its own, named by the changes; a config changed by --config, a build
 # directory of its own.
 resolve_run() {
-	local source expect
+	local source
 	WORK=$(absolute "$WORK")
 	PATCHES=$(absolute "$PATCHES")
 	if [ -n "$EXPECT" ]; then
@@ -469,9 +469,10 @@ resolve_run() {
 	BUILD=$(build_dir "$TREE" "$RUN_NAME")
 	KSELFTEST_DIR="$BUILD/kselftest-install"
 	resolve_run_results
-	expect=$(expectation_file)
-	[ -z "$expect" ] || mmf_py expected check "$expect" ||
-		usage_error "the expected statuses in $expect cannot be read"
+	GUEST_COMMAND=("$GUEST_CMD" "${TESTS[@]}")
+	EXPECTED_FILE=$(expectation_file "$EXPECT" "$RUN_NAME" "$GUEST_CMD")
+	[ -z "$EXPECTED_FILE" ] || mmf_py expected check "$EXPECTED_FILE" ||
+		usage_error "the expected statuses in $EXPECTED_FILE cannot be read"
 	[ -n "$TIMEOUT" ] || [ "$(command_field "$COMMAND" 6)" = tests ] ||
 		TIMEOUT=$(command_field "$COMMAND" 6)
 	[[ ,$(command_field "$COMMAND" 4), != *,quiet,* ]] || QUIET=1
@@ -479,7 +480,7 @@ resolve_run() {
 		NO_WAIT DRY_RUN EXPECT GUEST_CMD BISECT RUN_TESTS JSON MERGE TREES_FILE RECORD STOP_AT_PROBLEM TESTS DROP_ARGS WITH_ARGS CONFIG_ARGS MUTANT_ARG COMMAND ARGS CHILD_ARGS GIVEN \
 		SOURCE_KIND SOURCE_LABEL SOURCE_LOCATOR SOURCE_COMMIT SRC_WORK SRC_REPO \
 		INITRAMFS RUN_NAME BRANCH TREE DROPPED WITH APPLIED EXTRA_CONFIG SERIES_CHANGE CONFIG_CHANGE \
-		BUILD KSELFTEST_DIR QUIET
+		BUILD KSELFTEST_DIR GUEST_COMMAND EXPECTED_FILE QUIET
 }
 
 main() {

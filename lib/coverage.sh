@@ -44,7 +44,7 @@ cmd_coverage() {
 	say "mm-frozen: coverage of the series on $SOURCE_LABEL, results $RESULTS"
 	stages_to_kernel "$RESULTS"
 	EXIT_REPORT=(coverage_report "$RESULTS" "$TREE" "$BUILD" "${APPLIED[@]}")
-	stages_test "$RESULTS"
+	stages_test "$RESULTS" "$BUILD" "$INITRAMFS" "${GUEST_COMMAND[@]}"
 	EXIT_REPORT=()
 	coverage_report 0 "$RESULTS" "$TREE" "$BUILD" "${APPLIED[@]}" || status=$?
 	[ "$status" != 2 ] || die "$E_INTERNAL" "coverage: no report written"

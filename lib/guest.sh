@@ -80,26 +80,21 @@ stall_args() {
 		$((21 * scale)) $((120 * scale)) "$thresh"
 }
 
-# guest_command: the guest's test entry and the programs --tests chose,
-# a word a line.
-guest_command() {
-	printf '%s\n' "$GUEST_CMD" "${TESTS[@]}"
-}
-
 # runs_the_target CMD: the guest command CMD runs the mm-frozen target
 # (no --guest-cmd).
 runs_the_target() {
 	[ "$1" = "$MMF_ROOT/guest-init/tests.sh" ]
 }
 
-# expectation_file: the expected statuses the tests' verdict holds the
-# run to: --expect's file, else EXPECTED_DIR/VARIANT.txt when the guest
-# runs the mm-frozen target; nothing when there is none.
+# expectation_file EXPECT RUN-NAME CMD: the expected statuses the tests'
+# verdict holds a run to: the file EXPECT (--expect), else
+# EXPECTED_DIR/RUN-NAME.txt when the guest command CMD runs the mm-frozen
+# target; nothing when there is none.
 expectation_file() {
-	if [ -n "$EXPECT" ]; then
-		printf '%s\n' "$EXPECT"
-	elif runs_the_target "$GUEST_CMD" && [ -f "$EXPECTED_DIR/$RUN_NAME.txt" ]; then
-		printf '%s\n' "$EXPECTED_DIR/$RUN_NAME.txt"
+	if [ -n "$1" ]; then
+		printf '%s\n' "$1"
+	elif runs_the_target "$3" && [ -f "$EXPECTED_DIR/$2.txt" ]; then
+		printf '%s\n' "$EXPECTED_DIR/$2.txt"
 	fi
 }
 
@@ -391,13 +386,13 @@ guest_status() {
 }
 
 # tests_verdict RESULTS [GUEST-STATUS]: mmfrozen.verdict on the tests of
-# RESULTS, held to the expected statuses of the programs they ran.
+# RESULTS, held to the expected statuses (EXPECTED_FILE) of the programs
+# they ran.
 tests_verdict() {
-	local expect programs
-	expect=$(expectation_file)
+	local programs
 	programs=$(IFS=,; echo "${TESTS[*]}")
 	mmf_py verdict tests "$1" --variant "$RUN_NAME" --release "$(kernel_release "$TREE" "$BUILD")" \
-		${2:+--status "$2"} ${expect:+--expect "$expect"} ${programs:+--programs "$programs"}
+		${2:+--status "$2"} ${EXPECTED_FILE:+--expect "$EXPECTED_FILE"} ${programs:+--programs "$programs"}
 }
 
 # ktap_verdict RESULTS [GUEST-STATUS]: the tests' verdict (mmfrozen.verdict
@@ -433,17 +428,16 @@ read_unread_ktap() {
 	tests_verdict "$UNREAD_KTAP" | indent || true
 }
 
-# boot_and_test RESULTS: the tests in a guest, and their verdict.  It
+# boot_and_test RESULTS CMD...: the tests, run by CMD in a guest, and
+# their verdict.  It
 # comes first, so that verdict.json holds their counts whatever the
 # kernel log says; a guest that did not finish is explained by its kernel
 # log, if that shows a problem (E_KERNEL), else it stopped early
 # (E_GUEST).
 boot_and_test() {
 	local results=$1 verdict=0
-	local -a cmd
-	mapfile -t cmd < <(guest_command)
 	UNREAD_KTAP=$results
-	boot_guest "$results" batch "${cmd[@]}"
+	boot_guest "$results" batch "${@:2}"
 	stage "Check the guest's kernel log and results"
 	UNREAD_KTAP=''
 	ktap_verdict "$results" "$(cat "$results/guest/status" 2>/dev/null)" || verdict=$E_TESTS

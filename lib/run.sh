@@ -57,13 +57,13 @@ stages_build() {
 	build_selftests "$TREE" "$BUILD" "$KSELFTEST_DIR"
 }
 
-stages_test() { # stages_test RESULTS
-	local -a cmd
-	mapfile -t cmd < <(guest_command)
+# stages_test RESULTS BUILD INITRAMFS CMD...: the initramfs, and the
+# tests that CMD runs in a guest of BUILD's kernel, with their verdict.
+stages_test() {
 	stage "Build the guest initramfs"
-	build_initramfs "$INITRAMFS" "$BUILD"
-	stage "Boot the guest and run ${cmd[*]}" guest
-	boot_and_test "$1"
+	build_initramfs "$3" "$2"
+	stage "Boot the guest and run ${*:4}" guest
+	boot_and_test "$1" "${@:4}"
 }
 
 # ---------------------------------------------------------------- commands
@@ -73,7 +73,7 @@ cmd_run() {
 	log_to "$RESULTS/runner.log"
 	say "mm-frozen: $SOURCE_LABEL, variant $RUN_NAME, results $RESULTS"
 	stages_to_kernel "$RESULTS"
-	stages_test "$RESULTS"
+	stages_test "$RESULTS" "$BUILD" "$INITRAMFS" "${GUEST_COMMAND[@]}"
 	stage_end
 	say "mm-frozen: done in $(elapsed "$RUN_T0")s"
 }
@@ -96,13 +96,11 @@ cmd_initramfs() {
 }
 
 cmd_boot() {
-	local -a cmd
-	mapfile -t cmd < <(guest_command)
 	check_build "$BUILD" "$RUN_NAME" "$VARIANT" "${EXTRA_CONFIG[@]}"
 	prepare_results "$RESULTS"
 	log_to "$RESULTS/runner.log"
-	stage "Boot the guest and run ${cmd[*]}" guest
-	boot_and_test "$RESULTS"
+	stage "Boot the guest and run ${GUEST_COMMAND[*]}" guest
+	boot_and_test "$RESULTS" "${GUEST_COMMAND[@]}"
 	stage_end
 }
 

@@ -127,7 +127,7 @@ cmd_series() {
 	stage_end
 	prepare_results "$RESULTS/tip"
 	stages_build "$RESULTS/tip"
-	stages_test "$RESULTS/tip"
+	stages_test "$RESULTS/tip" "$BUILD" "$INITRAMFS" "${GUEST_COMMAND[@]}"
 	stage_end
 }
 
