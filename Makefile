@@ -109,7 +109,7 @@ unit-tests:
 	python3 -m unittest discover -s tests/unit
 
 test-fast: unit-tests
-	tests/shell-functions.py --max-lines 40
+	tests/shell-functions.py --max-readers 25 --max-lines 40
 	MMF_TEST_FLAGS="$(RUNNER_FLAGS)" tests/host/run.sh --fast
 
 host-tests:

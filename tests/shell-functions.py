@@ -89,8 +89,14 @@ def main(argv=None):
     if args.verbose:
         for line in readers + ['by design:'] + by_design + ['long:'] + long_ones:
             print('  ' + line)
-    over = (args.max_readers is not None and len(readers) > args.max_readers) or \
-        (args.max_lines is not None and long_ones)
+    over = []
+    if args.max_readers is not None and len(readers) > args.max_readers:
+        over.append('%d functions read the run state, more than --max-readers %d'
+                    % (len(readers), args.max_readers))
+    if args.max_lines is not None and long_ones:
+        over.append('%d functions are longer than --max-lines %d' % (len(long_ones), args.max_lines))
+    for line in over:
+        print('shell-functions.py: %s (-v names them)' % line, file=sys.stderr)
     return 1 if over else 0
 
 
