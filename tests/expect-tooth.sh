@@ -7,8 +7,10 @@
 # where.
 # The run must end with exit status 7 (a kernel problem), and every
 # pattern of the tooth must be in the decoded console (the report with
-# its stacks, decoded: decoded-console.log).  Fails if the sanitizer
-# stays silent, or if the run breaks otherwise (build, hang).
+# its stacks, decoded: decoded-console.log), and each frame that
+# tooth_frames names must be a line of its function in the tooth's tree.
+# Fails if the sanitizer stays silent, if a frame names another tree's or
+# another version's line, or if the run breaks otherwise (build, hang).
 #
 #   uaf   a use-after-free: the series without its slab refcount fix
 #         (0014), built without DEBUG_VM, whose VM_BUG_ON would stop
@@ -81,6 +83,18 @@ tooth_patterns() {
 	esac
 }
 
+# tooth_frames TOOTH: the functions whose first decoded frame must name a
+# line of their own body in the tooth's tree (mmfrozen.frames): the
+# decoder read the lines of the sources the kernel was built from,
+# whichever build directory ccache served its objects from.  leak's
+# report is one line, without a stack.
+tooth_frames() {
+	case "$1" in
+	uaf) echo __folio_put ;;
+	double-free) echo __free_slab ;;
+	esac
+}
+
 tooth=${1:-}
 [[ " $TEETH " == *" $tooth "* && -n $tooth ]] || {
 	echo "usage: tests/expect-tooth.sh TOOTH [RUNNER-OPTIONS...]; TOOTH: one of $TEETH" >&2
@@ -104,5 +118,13 @@ status=0
 while read -r pattern; do
 	grep -q -E -- "$pattern" "$decoded" || fail "the report does not say /$pattern/"
 done < <(tooth_patterns "$tooth")
+mapfile -t functions < <(tooth_frames "$tooth")
+if [ ${#functions[@]} -gt 0 ]; then
+	tree=$(./runner.sh "${options[@]}" "$@" where tree)
+	frames=$(PYTHONPATH=lib python3 -m mmfrozen frames --tree "$tree" "$decoded" "${functions[@]}") ||
+		fail "a decoded frame is not in its function's lines in $tree:"$'\n'"$frames"
+	mapfile -t checked <<< "$frames"
+	printf '    %s\n' "${checked[@]}"
+fi
 echo "expect-tooth $tooth: caught: $(grep -m 1 -o -E -- "$(tooth_patterns "$tooth" | head -n 1).*" "$decoded")"
 rm -rf "$results"
