@@ -143,6 +143,19 @@ gcov_profile_args() {
 	series_objects "$1" | xargs -r -n1 basename | sort -u | sed 's/^/GCOV_PROFILE_/; s/$/=y/'
 }
 
+# debug_prefix_args BUILD: for a build with debug information, the make
+# argument that names its build directory "." in that information.  The
+# object of a compile with -g holds the directory it was compiled in,
+# and ccache hashes that directory, but for the one that
+# -fdebug-prefix-map maps: with the map, an object compiled in one build
+# directory serves another (the sanitizers' teeth build on the kasan
+# variant's objects), and decode_stacktrace.sh reads the same
+# "./../mm/slub.c" from every build (decode_reports).
+debug_prefix_args() {
+	grep -q -x 'CONFIG_DEBUG_INFO=y' "$1/.config" 2>/dev/null || return 0
+	printf 'KCFLAGS=-fdebug-prefix-map=%s=.\n' "$1"
+}
+
 # kernel_make_command TREE BUILD ARGS...: make in TREE and BUILD with ARGS,
 # through ccache when it is installed, a word a line.  ccache keeps the
 # gcov build's objects apart: an object compiled with -fprofile-arcs
@@ -151,13 +164,14 @@ gcov_profile_args() {
 # directories: two misses, each object with its own .gcda path).
 kernel_make_command() {
 	local cc=gcc
-	local -a gcov
+	local -a gcov debug
 	mapfile -t gcov < <(gcov_profile_args "$1" "$2")
+	mapfile -t debug < <(debug_prefix_args "$2")
 	command -v ccache >/dev/null && cc="ccache gcc"
 	# LOCALVERSION= (set, empty) keeps setlocalversion from appending "+"
 	# for a git tree that is not at a release tag.
 	printf '%s\n' env CCACHE_BASEDIR="$WORK" make -C "$1" O="$2" -j"$JOBS" \
-		CC="$cc" LOCALVERSION= "${gcov[@]}" "${@:3}"
+		CC="$cc" LOCALVERSION= "${gcov[@]}" "${debug[@]}" "${@:3}"
 }
 
 kernel_make() { # kernel_make TREE BUILD ARGS...

@@ -324,15 +324,16 @@ kernel_problems() {
 # with the file and line of each frame (scripts/decode_stacktrace.sh,
 # with BUILD's vmlinux and modules) in RESULTS/decoded-console.log and
 # decoded-kmemleak.txt.  A build without debug information (all but
-# --variant kasan) gets symbols only.
+# --variant kasan) gets symbols only; one with it names its sources from
+# its build directory, which it calls "." (debug_prefix_args): the base
+# path the decoder strips is "./..".
 decode_reports() {
 	local build=$2 from to
 	[ -s "$build/vmlinux" ] || return 0
 	for from in console.log guest/kmemleak.txt; do
 		[ -s "$1/$from" ] || continue
 		to="$1/decoded-$(basename "$from")"
-		# the base path as the build's DWARF names it (O=), to strip it
-		"$(build_tree "$build")/scripts/decode_stacktrace.sh" "$build/vmlinux" "$build/.." "$build" \
+		"$(build_tree "$build")/scripts/decode_stacktrace.sh" "$build/vmlinux" ./.. "$build" \
 			< "$1/$from" > "$to" 2> /dev/null ||
 			say "    could not decode $1/$from (scripts/decode_stacktrace.sh)"
 	done
@@ -429,11 +430,10 @@ read_unread_ktap() {
 }
 
 # boot_and_test RESULTS CMD...: the tests, run by CMD in a guest, and
-# their verdict.  It
-# comes first, so that verdict.json holds their counts whatever the
-# kernel log says; a guest that did not finish is explained by its kernel
-# log, if that shows a problem (E_KERNEL), else it stopped early
-# (E_GUEST).
+# their verdict.  It comes first, so that verdict.json holds their counts
+# whatever the kernel log says; a guest that did not finish is explained
+# by its kernel log, if that shows a problem (E_KERNEL), else it stopped
+# early (E_GUEST).
 boot_and_test() {
 	local results=$1 verdict=0
 	UNREAD_KTAP=$results
