@@ -43,19 +43,23 @@ cd "$(dirname "$0")/.." || exit 1
 readonly TEETH='uaf leak double-free'
 readonly E_KERNEL=7
 
-# tooth_options TOOTH: the runner options that build and run the tooth,
+# tooth_options TOOTH: the runner options that build the tooth's kernel,
 # one a line.
 tooth_options() {
 	case "$1" in
 	uaf)
-		printf '%s\n' --variant kasan --drop 0014 \
-			--config tests/data/teeth/no-debug-vm.config --tests frozen_hazard_test ;;
-	leak)
-		printf '%s\n' --variant kasan --with tests/data/teeth/slab-refcount-leak.patch \
-			--tests frozen_knob_test ;;
-	double-free)
-		printf '%s\n' --variant kasan --with tests/data/teeth/slab-double-free.patch \
-			--tests tracing_scripts.sh ;;
+		printf '%s\n' --variant kasan --drop 0014 --config tests/data/teeth/no-debug-vm.config ;;
+	leak) printf '%s\n' --variant kasan --with tests/data/teeth/slab-refcount-leak.patch ;;
+	double-free) printf '%s\n' --variant kasan --with tests/data/teeth/slab-double-free.patch ;;
+	esac
+}
+
+# tooth_test TOOTH: the program of the target that reaches the bug.
+tooth_test() {
+	case "$1" in
+	uaf) echo frozen_hazard_test ;;
+	leak) echo frozen_knob_test ;;
+	double-free) echo tracing_scripts.sh ;;
 	esac
 }
 
@@ -111,7 +115,7 @@ fail() { fail_step "expect-tooth $tooth" "$results" "$@"; }
 
 mapfile -t options < <(tooth_options "$tooth")
 status=0
-./runner.sh "${options[@]}" --results "$results" "$@" || status=$?
+./runner.sh "${options[@]}" --tests "$(tooth_test "$tooth")" --results "$results" "$@" || status=$?
 [ "$status" = "$E_KERNEL" ] ||
 	fail "runner.sh ${options[*]} exited with $status, expected $E_KERNEL (a kernel problem)"
 [ -s "$decoded" ] || fail "no decoded console: $decoded"
@@ -120,7 +124,7 @@ while read -r pattern; do
 done < <(tooth_patterns "$tooth")
 mapfile -t functions < <(tooth_frames "$tooth")
 if [ ${#functions[@]} -gt 0 ]; then
-	tree=$(./runner.sh "${options[@]}" "$@" where tree)
+	tree=$(./runner.sh "${options[@]}" "$@" where tree) || fail "runner.sh where tree failed"
 	frames=$(PYTHONPATH=lib python3 -m mmfrozen frames --tree "$tree" "$decoded" "${functions[@]}") ||
 		fail "a decoded frame is not in its function's lines in $tree:"$'\n'"$frames"
 	mapfile -t checked <<< "$frames"
