@@ -326,8 +326,8 @@ child_runner() {
 # ---------------------------------------------------------------- the lock
 
 # lock_work DIR WHAT NO-WAIT: one run per work directory: a second one
-# waits, saying for whom, or when NO-WAIT is 1 fails at once.  The kernel drops
-# the lock of a run that was killed.  The runners that a run starts
+# waits, saying for whom, or when NO-WAIT is 1 fails at once.  The kernel
+# drops the lock of a run that was killed.  The runners that a run starts
 # (bench's, matrix's) inherit its lock's descriptor, MMF_LOCK_FD: the same
 # open lock, which flock grants them at once, so that no other run gets in
 # between them.

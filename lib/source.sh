@@ -8,8 +8,8 @@
 
 # check_packages LOG-DIR NO-INSTALL: the Debian packages the harness
 # needs, installed with apt-get when missing (as root, unless NO-INSTALL
-# is 1), and nothing
-# they merely recommend: what the harness uses is on the list itself.
+# is 1), and nothing they merely recommend: what the harness uses is on
+# the list itself.
 check_packages() {
 	local log_dir=$1 no_install=$2 missing=() pkg
 	for pkg in "${REQUIRED_PACKAGES[@]}"; do
@@ -187,13 +187,15 @@ import_git() {
 }
 
 # prepare_source REPO WORK KIND LOCATOR COMMIT: the pristine tree of the
-# source (resolve_source's KIND, LOCATOR and COMMIT), as a git repository whose base commit is tagged $BASE_TAG with the source's
-# id.  A 3-way merge of a patch needs the blobs it was made on: a source
-# other than the installed one borrows the installed source's objects,
-# when they are there.
+# source (resolve_source's KIND, LOCATOR and COMMIT), as a git repository
+# whose base commit is tagged $BASE_TAG with the source's id.  A 3-way
+# merge of a patch needs the blobs it was made on: a source other than
+# the installed one borrows the installed source's objects, when they
+# are there.
 prepare_source() {
-	local repo=$1 work=$2 kind=$3 locator=$4 id tmp tarball default_objects="$2/linux/.git/objects"
-	id=$(source_id "$kind" "$locator" "$5")
+	local repo=$1 work=$2 kind=$3 locator=$4 commit=$5 id tmp tarball
+	local default_objects="$work/linux/.git/objects"
+	id=$(source_id "$kind" "$locator" "$commit")
 	if [ -d "$repo/.git" ] &&
 	   [ "$(unpacked_source_id "$repo")" = "$id" ]; then
 		say "    $repo: $id (already unpacked)"
@@ -211,7 +213,7 @@ prepare_source() {
 		import_tarball "$tmp" "$tarball" "$id"
 		rm -rf "$work/downloads/unpacked"
 		;;
-	git) import_git "$tmp" "$locator" "$5" ;;
+	git) import_git "$tmp" "$locator" "$commit" ;;
 	*) import_tarball "$tmp" "$locator" "$id" ;;
 	esac
 	git -C "$tmp" "${GIT_IDENT[@]}" tag -f -a -m "$id" "$BASE_TAG" >/dev/null
